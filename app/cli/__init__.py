@@ -1,0 +1,86 @@
+"""The ``pressroom`` command.
+
+Errors are one line on stderr starting ``pressroom: error:``; exit status 0 on success, 1 when the
+operation failed, 2 for bad usage or input. ``-v`` adds logging and tracebacks.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Sequence
+
+from app.core.engine import Engine
+from app.core.errors import PressroomError
+
+log = logging.getLogger("pressroom")
+
+WINDOW_HINT = """\
+The Pressroom window is not part of this version yet; the commands are:
+  pressroom html2pdf INPUT... -o OUT     HTML to PDF
+  pressroom html2png INPUT... -o OUT     HTML to PNG, JPEG or WebP
+  pressroom screenshot URL... -o OUT     screenshot of a web page
+See 'pressroom --help' and 'pressroom COMMAND --help'."""
+
+
+def main(argv: Sequence[str] | None = None, *, engine: Engine | None = None) -> int:
+    """Run the command line; returns the exit status. ``engine``: use this one instead of making one."""
+    from app.cli.parser import build_parser
+
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # --help, --version, usage errors (already printed)
+        return exc.code if isinstance(exc.code, int) else 2
+    _configure_logging(args.verbose, args.quiet)
+    if args.command is None:
+        print(WINDOW_HINT)
+        return 0
+    try:
+        return _run(args, engine)
+    except PressroomError as exc:
+        log.debug("error", exc_info=True)
+        print(f"pressroom: error: {exc}", file=sys.stderr)
+        return exc.exit_status
+    except KeyboardInterrupt:
+        print("pressroom: interrupted; nothing more was written", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a bug: still one line, the traceback with -v
+        log.debug("internal error", exc_info=True)
+        print(f"pressroom: error: internal error ({type(exc).__name__}: {exc}). Please report it; "
+              "run with -v for details", file=sys.stderr)
+        return 1
+
+
+def _run(args: object, engine: Engine | None) -> int:
+    import argparse
+
+    from app.cli.convert import Console, execute, plan
+    from app.core.settings import Settings
+    from app.engines import create_engine
+
+    assert isinstance(args, argparse.Namespace)
+    settings = Settings.load()
+    items = plan(args)  # usage and option errors surface here, before anything starts
+    owned = engine is None
+    if engine is None:
+        engine = create_engine(args.engine or settings["engine"], settings)
+    try:
+        start = getattr(engine, "start", None)
+        if callable(start):
+            start()  # the browser starts while the inputs are read
+        console = Console(args, len(items), sys.stdout, sys.stderr)
+        window = 2 * int(settings["concurrency"])
+        return execute(engine, items, console, window)
+    finally:
+        if owned:
+            engine.close()
+
+
+def _configure_logging(verbose: int, quiet: bool) -> None:
+    level = logging.DEBUG if verbose else logging.ERROR if quiet else logging.WARNING
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("pressroom: %(message)s"))
+    root = logging.getLogger("pressroom")
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+    root.propagate = False

@@ -1,0 +1,98 @@
+"""Reading inputs and writing outputs safely.
+
+Outputs are written atomically: the bytes go to a temporary file in the destination folder, are flushed
+to disk, and only then renamed over the destination. A failed or interrupted run therefore never leaves
+a partial or empty file behind, and an existing file is either kept whole or replaced whole.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import re
+import tempfile
+import threading
+from pathlib import Path
+
+from app.core.errors import InputError, OutputNotWritable, SourceNotFound
+
+_umask_lock = threading.Lock()
+_umask: int | None = None
+
+
+def _file_mode() -> int:
+    """The mode a plain ``open(path, "w")`` would give a new file (mkstemp makes 0600 files)."""
+    global _umask
+    with _umask_lock:
+        if _umask is None:
+            _umask = os.umask(0o022)
+            os.umask(_umask)
+    return 0o666 & ~_umask
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that ``path`` is never seen half-written."""
+    folder = path.parent
+    try:
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=folder)
+    except FileNotFoundError:
+        raise OutputNotWritable(f"cannot write {path}: the folder {folder} does not exist", "Create it first, or choose another output") from None
+    except OSError as exc:
+        raise OutputNotWritable(f"cannot write {path}: {exc.strerror or exc}", "Choose another output folder") from exc
+    try:
+        with os.fdopen(fd, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(tmp_name, _file_mode())
+        os.replace(tmp_name, path)
+    except BaseException as exc:
+        try:
+            os.unlink(tmp_name)
+        except OSError:
+            pass
+        if isinstance(exc, IsADirectoryError):
+            raise OutputNotWritable(f"cannot write {path}: it is a folder", "Give a file name") from exc
+        if isinstance(exc, OSError):
+            raise OutputNotWritable(f"cannot write {path}: {exc.strerror or exc}", "Check the disk space and permissions, or choose another output") from exc
+        raise
+
+
+def read_input(path: Path) -> bytes:
+    """Read an input file, turning every way that can fail into one clear ``InputError``."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise SourceNotFound(f"{path}: no such file", "Check the path") from None
+    except IsADirectoryError:
+        raise SourceNotFound(f"{path}: is a folder, not a file", "Give the HTML file inside it") from None
+    except PermissionError:
+        raise SourceNotFound(f"{path}: permission denied", "Check that you may read the file") from None
+    except OSError as exc:
+        raise SourceNotFound(f"{path}: cannot be read ({exc.strerror or exc})") from exc
+
+
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([\w.:-]+)""", re.IGNORECASE)
+
+
+def decode_html(data: bytes, source: str = "input") -> str:
+    """Decode HTML bytes the way a browser would: BOM, then ``<meta charset>``, then UTF-8.
+
+    Bytes that are not valid in the chosen encoding fall back to Windows-1252 (the web's default for
+    legacy pages) rather than failing, since that is what a browser shows too.
+    """
+    if b"\x00" in data[:1024] and not data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        raise InputError(f"{source} is not an HTML text file", "Give an .html file")
+    for bom, encoding in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be")):
+        if data.startswith(bom):
+            return data[len(bom) :].decode(encoding, errors="replace")
+    declared = _META_CHARSET.search(data[:4096])
+    if declared:
+        try:
+            return data.decode(codecs.lookup(declared.group(1).decode("ascii")).name)
+        except (LookupError, UnicodeDecodeError):
+            pass
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("cp1252", errors="replace")
