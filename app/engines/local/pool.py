@@ -17,8 +17,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import shutil
+import tempfile
 from collections.abc import Coroutine
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from playwright.async_api import Browser, Playwright, async_playwright
@@ -30,7 +33,7 @@ from app.core.results import Output
 from app.engines.local.config import BrowserInfo, LocalEngineConfig
 from app.engines.local.discovery import INSTALL_HINT, BrowserCandidate, find_browsers
 from app.engines.local.errors import first_line, is_browser_gone, translate
-from app.engines.local.render import RENDERERS, Deadline, Slot, document_url, reset
+from app.engines.local.render import RENDERERS, Deadline, Slot, home_for, reset
 
 log = logging.getLogger("pressroom.engine")
 
@@ -76,24 +79,38 @@ class BrowserPool:
         self._all_idle.set()
         self._background: set[asyncio.Task[Any]] = set()
         self._running: set[asyncio.Task[Any]] = set()
+        self._warming: asyncio.Task[None] | None = None
         self._closed = False
         self.info: BrowserInfo | None = None
+        # The empty file that jobs with a file:// base URL are loaded into (see render.home_for).
+        self._home_dir = Path(tempfile.mkdtemp(prefix="pressroom-"))
+        (self._home_dir / "blank.html").write_bytes(b"")
+        self._file_home = (self._home_dir / "blank.html").as_uri()
 
     # -- public --------------------------------------------------------------------------------------
 
     async def start(self) -> BrowserInfo:
         """Launch the browser and warm one page, so the first job does not pay for it."""
         current = await self._ensure_browser()
-        if not self._slots and not self._reserved:
-            self._reserved += 1
-            try:
-                slot = await self._new_slot(current, 1.0)
-            finally:
-                self._reserved -= 1
-            self._slots.add(slot)
-            self._idle.append(slot)
+        if not self._slots and not self._reserved and self._warming is None:
+            self._warming = asyncio.get_running_loop().create_task(self._warm(current))
+        if self._warming is not None:
+            await asyncio.shield(self._warming)
         assert self.info is not None
         return self.info
+
+    async def _warm(self, current: _Browser) -> None:
+        self._reserved += 1
+        try:
+            slot = await self._new_slot(current, 1.0)
+        except Exception:
+            log.debug("could not warm a page", exc_info=True)
+            return
+        finally:
+            self._reserved -= 1
+            self._warming = None
+        self._slots.add(slot)
+        self._idle.append(slot)
 
     async def run(self, job: Job) -> Output:
         if self._closed:
@@ -155,6 +172,7 @@ class BrowserPool:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._playwright.stop(), CLOSE_TIMEOUT)
             self._playwright = None
+        shutil.rmtree(self._home_dir, ignore_errors=True)
 
     # -- the browser ---------------------------------------------------------------------------------
 
@@ -249,9 +267,10 @@ class BrowserPool:
             raise
 
     async def _pick_slot(self, current: _Browser, job: Job) -> Slot:
+        if not self._idle and self._warming is not None:
+            await asyncio.shield(self._warming)  # the page start() is warming is nearly ready
         scale = job.options.scale if isinstance(job, HtmlToImage | Screenshot) else 1.0
-        home = getattr(job, "base_url", None)
-        wanted_home = document_url(home) if not isinstance(job, Screenshot) else None
+        wanted_home = None if isinstance(job, Screenshot) else home_for(job.base_url, self._file_home)
 
         def fitness(slot: Slot) -> int:
             return (slot.scale == scale) * 2 + (slot.home == wanted_home and not slot.dirty)
@@ -285,7 +304,7 @@ class BrowserPool:
             with contextlib.suppress(Exception):
                 await context.close()
             raise
-        slot = Slot(context, page, scale, current.generation, DEFAULT_VIEWPORT)
+        slot = Slot(context, page, scale, current.generation, DEFAULT_VIEWPORT, file_home=self._file_home)
         page.on("crash", lambda _page: setattr(slot, "crashed", True))
         page.on("framenavigated", lambda frame: slot.on_navigated(frame.url))
         return slot

@@ -12,11 +12,12 @@ import io
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from html import escape
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 from urllib.parse import unquote, urlsplit
 
-from playwright.async_api import BrowserContext, CDPSession, Page, Route
+from playwright.async_api import BrowserContext, CDPSession, Page
 from playwright.async_api import Error as PlaywrightError
 
 from app.core import media
@@ -43,6 +44,9 @@ _ACTIVE_CONTENT = re.compile(
     r"<\s*(?:script|iframe|frame|object|embed)\b|\bon[a-z]+\s*=|javascript:|http-equiv\s*=\s*['\"]?\s*refresh",
     re.IGNORECASE,
 )
+# Web fonts come only from @font-face rules (inline, in linked or imported style sheets) or from
+# script; a document with none of these has no font to wait for, and the round trip is skipped.
+_MAY_LOAD_FONTS = re.compile(r"@font-face|@import|<\s*link\b|<\s*script\b", re.IGNORECASE)
 
 _SCROLL_THROUGH = """
 async ({ maxSteps, imageWaitMs }) => {
@@ -80,9 +84,12 @@ class Slot:
     jobs: int = 0
     media: Literal["screen"] | None = None  # emulated media type; None = none (print for PDFs)
     color_scheme: ColorScheme = "light"
-    home: str = BLANK  # the document URL we last navigated to
+    file_home: str = BLANK  # address of the engine's empty file, home of jobs with a file base URL
+    home: str = BLANK  # the empty document we last navigated to
     home_actual: str = BLANK  # what the page reported after that navigation
     dirty: bool = False  # the loaded document may have left JavaScript state behind
+    networked: bool = False  # the document may have talked to web servers (and got cookies back)
+    fonts_pending: bool = True  # the document may be loading web fonts
     crashed: bool = False
     origins: set[str] = field(default_factory=set)  # web origins visited since the last reset
     _cdp: CDPSession | None = None
@@ -120,15 +127,42 @@ async def step(description: str, action: Awaitable[T]) -> T:
 
 # -- documents -------------------------------------------------------------------------------------
 
-def document_url(base_url: str | None) -> str:
-    """The URL the page must have so that ``base_url`` works for relative links and ``#anchors``.
+_BASE_PRESENT = re.compile(r"<base\b[^>]*\bhref\s*=", re.IGNORECASE)
+_INSERT_AFTER = (
+    re.compile(r"<head\b[^>]*>", re.IGNORECASE),
+    re.compile(r"<html\b[^>]*>", re.IGNORECASE),
+    re.compile(r"<!doctype\b[^>]*>", re.IGNORECASE),
+)
 
-    A ``<base>`` element would resolve relative links too, but it turns ``<a href="#intro">`` into a
-    link to another document, and Chromium then writes it into the PDF as an external link instead of
-    an internal one. So the document gets the base URL as its own address instead.
+
+def home_for(base_url: str | None, file_home: str) -> str:
+    """The address of the empty document an HTML job is loaded into.
+
+    ``about:blank`` unless relative links point into a folder on disk: a page whose address is
+    ``about:blank`` may not load ``file://`` images and style sheets, so such jobs are loaded into a
+    page at ``file_home``, an empty file of the engine's own.
     """
-    if not base_url:
-        return BLANK
+    return file_home if base_url and base_url.startswith("file:") else BLANK
+
+
+def with_base(html: str, base_url: str | None) -> str:
+    """``html`` with a ``<base href>`` for ``base_url``, unless it has one of its own.
+
+    Chromium compares links with the document's base URL, so ``<a href="#intro">`` stays an internal
+    link of the PDF. The element goes into ``<head>`` and never before the doctype (that would switch
+    the page into quirks mode).
+    """
+    if not base_url or _BASE_PRESENT.search(html):
+        return html
+    tag = f'<base href="{escape(base_url, quote=True)}">'
+    for pattern in _INSERT_AFTER:
+        match = pattern.search(html)
+        if match:
+            return f"{html[: match.end()]}{tag}{html[match.end():]}"
+    return tag + html
+
+
+def check_base_url(base_url: str) -> None:
     parts = urlsplit(base_url)
     if parts.scheme == "file":
         folder = Path(unquote(parts.path))
@@ -136,54 +170,30 @@ def document_url(base_url: str | None) -> str:
             folder = folder.parent
         if not folder.is_dir():
             raise SourceNotFound(f"the base folder {folder} does not exist", "Check --base-url")
-        uri = folder.resolve().as_uri()
-        return uri if uri.endswith("/") else uri + "/"
-    if parts.scheme in ("http", "https") and parts.netloc:
-        return base_url
-    raise InvalidUrl(f"'{base_url}' cannot be a base URL", "Use an http(s):// or file:// URL")
+    elif parts.scheme not in ("http", "https") or not parts.netloc:
+        raise InvalidUrl(f"'{base_url}' cannot be a base URL", "Use an http(s):// or file:// URL")
 
 
-async def go_home(slot: Slot, target: str, deadline: Deadline) -> None:
-    """Give the page a fresh document whose address is ``target``: a new JavaScript realm."""
-    page = slot.page
-    if target.startswith("file:"):
-        # A folder's address shows Chromium's directory listing; its scripts must not run (their
-        # globals would clash with the document's), so scripts are off for this one navigation.
-        cdp = await slot.cdp()
-        await cdp.send("Emulation.setScriptExecutionDisabled", {"value": True})
-        try:
-            await step("opening the base folder", page.goto(target, wait_until="domcontentloaded", timeout=deadline.ms))
-        finally:
-            await cdp.send("Emulation.setScriptExecutionDisabled", {"value": False})
-        if not page.url.startswith("file:"):
-            raise SourceNotFound(f"the base folder {target} cannot be opened", "Check that it exists and is readable")
-    elif target == BLANK:
-        await step("resetting the page", page.goto(BLANK, timeout=deadline.ms))
-    else:
-        # An empty document served at the base URL itself, without asking the network for it.
-        async def empty(route: Route) -> None:
-            await route.fulfill(status=200, content_type="text/html; charset=utf-8", body="")
-
-        def matches(url: str) -> bool:
-            return url == target
-
-        await page.route(matches, empty)
-        try:
-            await step(f"opening {target}", page.goto(target, wait_until="commit", timeout=deadline.ms))
-        finally:
-            await page.unroute(matches, empty)
-    slot.home, slot.home_actual, slot.dirty = target, page.url, False
+async def go_home(slot: Slot, home: str, deadline: Deadline) -> None:
+    """Give the page a fresh, empty document at ``home``: a new JavaScript realm, nothing loaded."""
+    await step("resetting the page", slot.page.goto(home, timeout=deadline.ms))
+    slot.home, slot.home_actual, slot.dirty = home, slot.page.url, False
 
 
 async def load_html(slot: Slot, html: str, base_url: str | None, wait: WaitOptions, deadline: Deadline) -> None:
-    target = document_url(base_url)
-    if slot.dirty or slot.home != target or slot.page.url != slot.home_actual:
-        await go_home(slot, target, deadline)
+    if base_url:
+        check_base_url(base_url)
+    home = home_for(base_url, slot.file_home)
+    if slot.dirty or slot.home != home or slot.page.url != slot.home_actual:
+        await go_home(slot, home, deadline)
     slot.dirty = bool(_ACTIVE_CONTENT.search(html)) or wait.expression is not None
-    await step("loading the document", slot.page.set_content(html, wait_until="load", timeout=deadline.ms))
+    slot.networked = slot.networked or "//" in html or bool(base_url and base_url.startswith("http"))
+    slot.fonts_pending = bool(_MAY_LOAD_FONTS.search(html))
+    await step("loading the document", slot.page.set_content(with_base(html, base_url), wait_until="load", timeout=deadline.ms))
 
 
-async def wait_for(page: Page, wait: WaitOptions, deadline: Deadline) -> None:
+async def wait_for(slot: Slot, wait: WaitOptions, deadline: Deadline) -> None:
+    page = slot.page
     if wait.selector:
         await step(f"waiting for '{wait.selector}'", page.wait_for_selector(wait.selector, state="attached", timeout=deadline.ms))
     if wait.expression:
@@ -197,7 +207,8 @@ async def wait_for(page: Page, wait: WaitOptions, deadline: Deadline) -> None:
     if wait.delay_ms:
         await asyncio.sleep(wait.delay_ms / 1000)
     # Playwright does not wait for web fonts; a PDF printed before they arrive uses fallback fonts.
-    await step("waiting for web fonts", page.evaluate("() => document.fonts.ready.then(() => undefined)"))
+    if slot.fonts_pending:
+        await step("waiting for web fonts", page.evaluate("() => document.fonts.ready.then(() => undefined)"))
 
 
 async def emulate(slot: Slot, *, viewport: tuple[int, int] | None, media_type: Literal["screen"] | None, scheme: ColorScheme) -> None:
@@ -216,7 +227,7 @@ async def html_to_pdf(slot: Slot, job: HtmlToPdf, deadline: Deadline) -> Output:
     options = job.options
     await emulate(slot, viewport=None, media_type="screen" if options.media is MediaType.SCREEN else None, scheme="light")
     await load_html(slot, job.html, job.base_url, job.wait, deadline)
-    await wait_for(slot.page, job.wait, deadline)
+    await wait_for(slot, job.wait, deadline)
     data = await step("printing the PDF", slot.page.pdf(**pdf_arguments(job)))
     return Output(data, media.PDF, f"{job.name}.pdf")
 
@@ -268,7 +279,7 @@ async def html_to_image(slot: Slot, job: HtmlToImage, deadline: Deadline) -> Out
 async def screenshot(slot: Slot, job: Screenshot, deadline: Deadline) -> Output:
     options = job.options
     await _prepare_image_page(slot, options)
-    slot.dirty = True  # a web page always leaves state: its realm, its origin's storage
+    slot.dirty = slot.networked = slot.fonts_pending = True  # a web page can do anything
     try:
         response = await slot.page.goto(job.url, wait_until=job.wait_until.value, timeout=deadline.ms)
     except PlaywrightError as exc:
@@ -287,7 +298,7 @@ async def _prepare_image_page(slot: Slot, options: ImageOptions) -> None:
 
 async def _shoot(slot: Slot, options: ImageOptions, wait: WaitOptions, name: str, deadline: Deadline) -> Output:
     page = slot.page
-    await wait_for(page, wait, deadline)
+    await wait_for(slot, wait, deadline)
     if options.full_page and options.scroll:
         await step(
             "scrolling through the page",
@@ -346,8 +357,9 @@ async def reset(slot: Slot) -> None:
         for origin in origins:
             await cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
         slot.origins.clear()
-    await slot.context.clear_cookies()
+    if slot.networked:
+        await slot.context.clear_cookies()
+        slot.networked = False
     if slot.dirty or page.url != slot.home_actual:
-        home = slot.home if slot.home.startswith(("file:", BLANK)) else BLANK
-        await go_home(slot, home, Deadline(15))
+        await go_home(slot, slot.home, Deadline(15))
         slot.origins.clear()
