@@ -16,7 +16,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from app.engines.local.discovery import find_browsers  # noqa: E402
-from app.engines.local.pool import LAUNCH_ARGS  # noqa: E402
+from app.engines.local.pool import launch_args  # noqa: E402
+
+LAUNCH_ARGS = launch_args()
 
 
 def browser_executable() -> str | None:

@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
+import mmap
+import re
 import shutil
 import tempfile
 from collections.abc import Coroutine
@@ -27,7 +30,7 @@ from typing import Any
 from playwright.async_api import Browser, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
-from app.core.errors import BrowserError, JobTimeout, PressroomError
+from app.core.errors import BrowserError, JobTimeout, PressroomError, RenderError
 from app.core.jobs import HtmlToImage, Job, Screenshot
 from app.core.results import Output
 from app.engines.local.config import BrowserInfo, LocalEngineConfig
@@ -39,14 +42,51 @@ log = logging.getLogger("pressroom.engine")
 
 # Debian's Chromium (and Chrome) reach out to Google at start-up and keep trying on a closed network;
 # these switch that off. Playwright adds its own automation flags (and --no-sandbox when run as root).
-LAUNCH_ARGS = [
+BASE_ARGS = (
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
     "--no-first-run",
-    # A fresh render frame host per navigation roughly doubles the CPU a navigation costs here.
-    "--disable-features=RenderDocument",
-]
+)
+# Features Pressroom switches off, on top of Playwright's own list:
+# - RenderDocument: a fresh render frame host per navigation roughly doubles what a navigation costs.
+# - LocalNetworkAccessChecks: a document set into a page is not a "secure context", so Chromium would
+#   refuse it images and fonts from localhost or the intranet (private addresses) - common in
+#   documents made from templates.
+EXTRA_DISABLED_FEATURES = ("RenderDocument", "LocalNetworkAccessChecks")
+# Playwright passes its own --disable-features; Chromium keeps only the last occurrence of a switch,
+# so ours must repeat Playwright's list. It is read from the driver; this is 1.65's, if that fails.
+PLAYWRIGHT_DISABLED_FEATURES = (
+    "AvoidUnnecessaryBeforeUnloadCheckSync", "DestroyProfileOnBrowserClose", "HttpsUpgrades",
+    "HttpsFirstBalancedModeAutoEnable", "LensOverlay", "MediaRouter", "PaintHolding",
+    "ThirdPartyStoragePartitioning", "AvoidCorsURLLoaderRestartOnRedirect", "TcpPortRandomizationWin",
+    "OptimizationHints", "NetworkTimeServiceQuerying", "AimEnabled", "PreconnectToSearch",
+)
+
+
+def _playwright_disabled_features() -> list[str]:
+    import playwright
+
+    bundle = Path(playwright.__file__).parent / "driver" / "package" / "lib" / "coreBundle.js"
+    try:
+        with bundle.open("rb") as stream, mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            start = data.find(b"disabledFeatures = [")
+            end = data.find(b"]", start)
+            if start < 0 or end < 0:
+                return list(PLAYWRIGHT_DISABLED_FEATURES)
+            text = re.sub(rb"//[^\n]*", b"", data[start:end]).decode("utf-8", "replace")
+    except OSError:
+        return list(PLAYWRIGHT_DISABLED_FEATURES)
+    found = re.findall(r"[\"']([A-Za-z0-9]+)[\"']", text)
+    return found or list(PLAYWRIGHT_DISABLED_FEATURES)
+
+
+@functools.cache
+def launch_args() -> list[str]:
+    features = dict.fromkeys([*_playwright_disabled_features(), *EXTRA_DISABLED_FEATURES])
+    return [*BASE_ARGS, "--disable-features=" + ",".join(features)]
+
+
 DEFAULT_VIEWPORT = (1280, 800)
 # Playwright's own timeouts get the job's remaining time; the loop's timeout fires this much later,
 # so that when a wait times out, the error names what was being waited for.
@@ -132,9 +172,14 @@ class BrowserPool:
                         started = deadline.loop.time()
                         try:
                             output = await RENDERERS[type(job)](slot, job, deadline)
-                        except BaseException:
+                        except BaseException as exc:
                             self._discard(slot)
                             self._release_busy()
+                            if slot.crashed and isinstance(exc, PlaywrightError | PressroomError):
+                                raise RenderError(
+                                    "the page crashed while rendering",
+                                    "The document may need more memory than is available; simplify or split it",
+                                ) from exc
                             raise
                 except TimeoutError:
                     raise JobTimeout(
@@ -210,7 +255,7 @@ class BrowserPool:
                 try:
                     browser = await self._playwright.chromium.launch(
                         executable_path=candidate.executable,
-                        args=LAUNCH_ARGS,
+                        args=launch_args(),
                         timeout=self._config.launch_timeout * 1000,
                     )
                 except PlaywrightError as exc:
@@ -249,7 +294,7 @@ class BrowserPool:
         """Did ``current`` die? The job's error can arrive just before the browser's goodbye."""
         if current.gone.is_set():
             return True
-        if not is_browser_gone(exc) and "crash" not in str(exc).lower():
+        if not is_browser_gone(exc) and not is_browser_gone(exc.__cause__ or exc):
             return False
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(current.gone.wait(), 1.0)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 from urllib.parse import unquote, urlsplit
 
-from playwright.async_api import BrowserContext, CDPSession, Page
+from playwright.async_api import BrowserContext, CDPSession, Page, Route
 from playwright.async_api import Error as PlaywrightError
 
 from app.core import media
@@ -70,6 +70,9 @@ async ({ maxSteps, imageWaitMs }) => {
   await frame();
 }
 """
+
+
+_CLEAR_WEB_STORAGE = "() => { try { localStorage.clear(); sessionStorage.clear(); } catch (e) {} }"
 
 
 @dataclass(eq=False)
@@ -138,11 +141,19 @@ _INSERT_AFTER = (
 def home_for(base_url: str | None, file_home: str) -> str:
     """The address of the empty document an HTML job is loaded into.
 
-    ``about:blank`` unless relative links point into a folder on disk: a page whose address is
-    ``about:blank`` may not load ``file://`` images and style sheets, so such jobs are loaded into a
-    page at ``file_home``, an empty file of the engine's own.
+    - no base URL: ``about:blank``;
+    - a web base URL: that very address (an empty document served by ourselves, never fetched), so
+      the document is same-origin with its fonts and images: Chromium refuses cross-origin web fonts
+      without CORS headers, which a document set into ``about:blank`` would always be;
+    - a ``file://`` base URL: ``file_home``, an empty file of the engine's own, because a page at
+      ``about:blank`` may not load ``file://`` images, style sheets and fonts; ``with_base`` then
+      points relative links into the base folder.
     """
-    return file_home if base_url and base_url.startswith("file:") else BLANK
+    if not base_url:
+        return BLANK
+    if base_url.startswith("file:"):
+        return file_home
+    return base_url.split("#", 1)[0]
 
 
 def with_base(html: str, base_url: str | None) -> str:
@@ -152,7 +163,7 @@ def with_base(html: str, base_url: str | None) -> str:
     link of the PDF. The element goes into ``<head>`` and never before the doctype (that would switch
     the page into quirks mode).
     """
-    if not base_url or _BASE_PRESENT.search(html):
+    if not base_url or not base_url.startswith("file:") or _BASE_PRESENT.search(html):
         return html
     tag = f'<base href="{escape(base_url, quote=True)}">'
     for pattern in _INSERT_AFTER:
@@ -176,8 +187,23 @@ def check_base_url(base_url: str) -> None:
 
 async def go_home(slot: Slot, home: str, deadline: Deadline) -> None:
     """Give the page a fresh, empty document at ``home``: a new JavaScript realm, nothing loaded."""
-    await step("resetting the page", slot.page.goto(home, timeout=deadline.ms))
-    slot.home, slot.home_actual, slot.dirty = home, slot.page.url, False
+    page = slot.page
+    if home.startswith(("http:", "https:")):
+
+        async def empty(route: Route) -> None:
+            await route.fulfill(status=200, content_type="text/html; charset=utf-8", body="")
+
+        def is_home(url: str) -> bool:
+            return url == home
+
+        await page.route(is_home, empty)
+        try:
+            await step(f"opening {home}", page.goto(home, wait_until="commit", timeout=deadline.ms))
+        finally:
+            await page.unroute(is_home, empty)
+    else:
+        await step("resetting the page", page.goto(home, timeout=deadline.ms))
+    slot.home, slot.home_actual, slot.dirty = home, page.url, False
 
 
 async def load_html(slot: Slot, html: str, base_url: str | None, wait: WaitOptions, deadline: Deadline) -> None:
@@ -349,6 +375,10 @@ async def reset(slot: Slot) -> None:
     what differs; the document is replaced here only if the last one could have left state behind.
     """
     page = slot.page
+    if slot.dirty:
+        # The renderer commits localStorage writes to the browser in batches, a moment later; a clear
+        # from the browser side alone can be overtaken by them. So the page clears its own first.
+        await page.evaluate(_CLEAR_WEB_STORAGE)
     if slot.origins or slot.dirty:
         cdp = await slot.cdp()
         origins = set(slot.origins)

@@ -1,0 +1,194 @@
+"""Shared fixtures: a real local engine (real Chromium), a real HTTP server on loopback, PDF/PNG readers."""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from PIL import Image
+from pypdf import PdfReader
+
+from app.engines.local import LocalEngine, LocalEngineConfig
+
+ASSETS = Path(__file__).parent / "assets"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _isolated_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Tests never read or write the user's real settings."""
+    folder = tmp_path_factory.mktemp("config")
+    old = os.environ.get("PRESSROOM_CONFIG_DIR")
+    os.environ["PRESSROOM_CONFIG_DIR"] = str(folder)
+    yield
+    if old is None:
+        os.environ.pop("PRESSROOM_CONFIG_DIR", None)
+    else:
+        os.environ["PRESSROOM_CONFIG_DIR"] = old
+
+
+@pytest.fixture(scope="session")
+def engine() -> Iterator[LocalEngine]:
+    """One warm local engine for the whole run, as the CLI and the GUI use it."""
+    with LocalEngine(LocalEngineConfig(timeout=30)) as shared:
+        shared.start().result(timeout=60)
+        yield shared
+
+
+# -- a web server on loopback ----------------------------------------------------------------------
+
+
+class TestSite:
+    """A real HTTP server on 127.0.0.1 serving ``tests/assets`` plus a few special paths.
+
+    /slow/NAME?ms=N   a file of the assets folder, sent after N milliseconds
+    /status/N         an HTML page answered with status N
+    /ping             counts its hits (``site.hits("/ping")``)
+    /cookie           sets a cookie ``visited=yes``
+    /echo-cookie      a page whose text is the Cookie header it got
+    """
+
+    __test__ = False
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.requests: list[str] = []
+        self._lock = threading.Lock()
+        site = self
+
+        class Handler(SimpleHTTPRequestHandler):
+            def __init__(self, *args: object, **kwargs: object) -> None:
+                super().__init__(*args, directory=str(directory), **kwargs)  # type: ignore[arg-type]
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                parts = urlsplit(self.path)
+                with site._lock:
+                    site.requests.append(parts.path)
+                if parts.path.startswith("/slow/"):
+                    delay = int(parse_qs(parts.query).get("ms", ["1000"])[0])
+                    time.sleep(delay / 1000)
+                    self.path = parts.path.removeprefix("/slow")
+                    return super().do_GET()
+                if parts.path.startswith("/status/"):
+                    code = int(parts.path.rsplit("/", 1)[1])
+                    return self._send(code, b"<h1>status page</h1>")
+                if parts.path == "/ping":
+                    return self._send(200, b"pong", "text/plain")
+                if parts.path == "/cookie":
+                    return self._send(200, b"<p>cookie set</p>", extra={"Set-Cookie": "visited=yes; Path=/"})
+                if parts.path == "/echo-cookie":
+                    cookie = self.headers.get("Cookie") or "no-cookie"
+                    return self._send(200, f"<p id=c>{cookie}</p>".encode())
+                return super().do_GET()
+
+            def _send(self, code: int, body: bytes, kind: str = "text/html; charset=utf-8", extra: dict[str, str] | None = None) -> None:
+                self.send_response(code)
+                self.send_header("Content-Type", kind)
+                self.send_header("Content-Length", str(len(body)))
+                self.send_header("Cache-Control", "no-store")
+                for key, value in (extra or {}).items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self._thread.start()
+
+    def hits(self, path: str) -> int:
+        with self._lock:
+            return sum(1 for seen in self.requests if seen == path)
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+WEB_FONT = "Liberation Mono"  # served as a web font; the pages' fallback is the (different) serif font
+
+
+def web_font_file() -> Path:
+    found = subprocess.run(["fc-match", "-f", "%{file}", WEB_FONT], capture_output=True, text=True).stdout
+    path = Path(found)
+    if "LiberationMono" not in path.name or not path.is_file():
+        pytest.fail("the web-font test needs the Liberation fonts (Debian: fonts-liberation)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestSite]:
+    root = tmp_path_factory.mktemp("site")
+    shutil.copytree(ASSETS, root, dirs_exist_ok=True)
+    for name, color in (("red.png", (255, 0, 0)), ("green.png", (0, 200, 0)), ("blue.png", (0, 0, 255))):
+        Image.new("RGB", (40, 40), color).save(root / name)
+    (root / "fonts").mkdir()
+    shutil.copy(web_font_file(), root / "fonts" / "test.ttf")
+    server = TestSite(root)
+    yield server
+    server.close()
+
+
+# -- reading outputs -------------------------------------------------------------------------------
+
+
+def pdf(data: bytes) -> PdfReader:
+    assert data.startswith(b"%PDF-"), data[:20]
+    return PdfReader(io.BytesIO(data))
+
+
+def pdf_text(data: bytes) -> list[str]:
+    return [page.extract_text() for page in pdf(data).pages]
+
+
+def page_size_mm(data: bytes, index: int = 0) -> tuple[float, float]:
+    box = pdf(data).pages[index].mediabox
+    return round(float(box.width) * 25.4 / 72, 1), round(float(box.height) * 25.4 / 72, 1)
+
+
+def image(data: bytes) -> Image.Image:
+    return Image.open(io.BytesIO(data))
+
+
+def rgb(data: bytes, x: int, y: int) -> tuple[int, int, int]:
+    pixel = image(data).convert("RGB").getpixel((x, y))
+    assert isinstance(pixel, tuple)
+    return pixel[0], pixel[1], pixel[2]
+
+
+def close_to(color: tuple[int, int, int], expected: tuple[int, int, int], tolerance: int = 12) -> bool:
+    return all(abs(a - b) <= tolerance for a, b in zip(color, expected, strict=True))
+
+
+def rasterize(data: bytes, page: int = 1, dpi: int = 36) -> Image.Image:
+    """A PDF page as an image, through poppler's pdftoppm (what a reader sees)."""
+    assert shutil.which("pdftoppm"), "pdftoppm (poppler-utils) is needed for this test"
+    result = subprocess.run(
+        ["pdftoppm", "-r", str(dpi), "-f", str(page), "-l", str(page), "-png", "-"],
+        input=data, capture_output=True, check=True,
+    )
+    return Image.open(io.BytesIO(result.stdout)).convert("RGB")
+
+
+def font_names(data: bytes) -> set[str]:
+    """Base font names used by every page of a PDF (subset prefixes removed)."""
+    names: set[str] = set()
+    for page in pdf(data).pages:
+        resources = page.get("/Resources")
+        fonts = resources.get_object().get("/Font") if resources else None
+        for ref in (fonts.get_object().values() if fonts else []):
+            base = str(ref.get_object().get("/BaseFont", ""))
+            names.add(base.split("+", 1)[-1].lstrip("/"))
+    return names
