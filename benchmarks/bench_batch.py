@@ -31,8 +31,10 @@ def main() -> str:
         produced = len(list((work / "ours").glob("*.pdf")))
         assert produced == COUNT, f"pressroom wrote {produced} of {COUNT} PDFs"
         ours_rate, raw_rate = COUNT / median(ours), COUNT / median(raw)
-        line = (f"{'batch of 200 HTML->PDF (docs/s)':<34} pressroom {ours_rate:9.1f} docs/s  reference {raw_rate:9.1f} docs/s  "
-                f"ratio {ours_rate / raw_rate:5.2f}x  (target >= 0.9x)")
+        line = (
+            f"{'batch of 200 HTML->PDF (docs/s)':<34} pressroom {ours_rate:9.1f} docs/s  reference {raw_rate:9.1f} docs/s  "
+            f"ratio {ours_rate / raw_rate:5.2f}x  (target >= 0.9x)"
+        )
         print(line, flush=True)
         return line
     finally:

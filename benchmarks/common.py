@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import statistics
 import subprocess
@@ -29,10 +30,10 @@ def browser_executable() -> str | None:
 def simple_document(i: int) -> str:
     rows = "".join(f"<tr><td>{j}</td><td>item {j}</td><td>{j * 3.5:.2f}</td></tr>" for j in range(20))
     return (
-        "<!doctype html><html><head><meta charset=utf-8><title>Doc {i}</title>"
-        "<style>body{{font-family:sans-serif}} td{{padding:2px 8px;border-bottom:1px solid #ccc}}</style></head>"
-        "<body><h1>Document {i}</h1><p>Lorem ipsum dolor sit amet.</p><table>{rows}</table></body></html>"
-    ).format(i=i, rows=rows)
+        f"<!doctype html><html><head><meta charset=utf-8><title>Doc {i}</title>"
+        "<style>body{font-family:sans-serif} td{padding:2px 8px;border-bottom:1px solid #ccc}</style></head>"
+        f"<body><h1>Document {i}</h1><p>Lorem ipsum dolor sit amet.</p><table>{rows}</table></body></html>"
+    )
 
 
 def write_documents(folder: Path, count: int) -> list[Path]:
@@ -73,15 +74,15 @@ def tree_rss(process: psutil.Process | None = None) -> int:
     process = process or psutil.Process()
     total = 0
     for proc in [process, *process.children(recursive=True)]:
-        try:
+        with contextlib.suppress(psutil.Error):
             total += proc.memory_info().rss
-        except psutil.Error:
-            pass
     return total
 
 
 def report(name: str, ours: float, reference: float, unit: str, target: str, lower_is_better: bool = True) -> str:
     ratio = ours / reference
-    line = f"{name:<34} pressroom {ours:9.3f} {unit:<7} reference {reference:9.3f} {unit:<7} ratio {ratio:5.2f}x  (target {target})"
+    line = (
+        f"{name:<34} pressroom {ours:9.3f} {unit:<7} reference {reference:9.3f} {unit:<7} ratio {ratio:5.2f}x  (target {target})"
+    )
     print(line, flush=True)
     return line

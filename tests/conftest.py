@@ -92,7 +92,9 @@ class TestSite:
                     return self._send(200, f"<p id=c>{cookie}</p>".encode())
                 return super().do_GET()
 
-            def _send(self, code: int, body: bytes, kind: str = "text/html; charset=utf-8", extra: dict[str, str] | None = None) -> None:
+            def _send(
+                self, code: int, body: bytes, kind: str = "text/html; charset=utf-8", extra: dict[str, str] | None = None
+            ) -> None:
                 self.send_response(code)
                 self.send_header("Content-Type", kind)
                 self.send_header("Content-Length", str(len(body)))
@@ -177,7 +179,9 @@ def rasterize(data: bytes, page: int = 1, dpi: int = 36) -> Image.Image:
     assert shutil.which("pdftoppm"), "pdftoppm (poppler-utils) is needed for this test"
     result = subprocess.run(
         ["pdftoppm", "-r", str(dpi), "-f", str(page), "-l", str(page), "-png", "-"],
-        input=data, capture_output=True, check=True,
+        input=data,
+        capture_output=True,
+        check=True,
     )
     return Image.open(io.BytesIO(result.stdout)).convert("RGB")
 
@@ -188,7 +192,7 @@ def font_names(data: bytes) -> set[str]:
     for page in pdf(data).pages:
         resources = page.get("/Resources")
         fonts = resources.get_object().get("/Font") if resources else None
-        for ref in (fonts.get_object().values() if fonts else []):
+        for ref in fonts.get_object().values() if fonts else []:
             base = str(ref.get_object().get("/BaseFont", ""))
             names.add(base.split("+", 1)[-1].lstrip("/"))
     return names

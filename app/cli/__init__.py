@@ -46,8 +46,10 @@ def main(argv: Sequence[str] | None = None, *, engine: Engine | None = None) -> 
         return 130
     except Exception as exc:  # a bug: still one line, the traceback with -v
         log.debug("internal error", exc_info=True)
-        print(f"pressroom: error: internal error ({type(exc).__name__}: {exc}). Please report it; "
-              "run with -v for details", file=sys.stderr)
+        print(
+            f"pressroom: error: internal error ({type(exc).__name__}: {exc}). Please report it; run with -v for details",
+            file=sys.stderr,
+        )
         return 1
 
 
@@ -61,9 +63,11 @@ def _run(args: object, engine: Engine | None) -> int:
     assert isinstance(args, argparse.Namespace)
     settings = Settings.load()
     items = plan(args)  # usage and option errors surface here, before anything starts
-    owned = engine is None
-    if engine is None:
-        engine = create_engine(args.engine or settings["engine"], settings)
+    kind = args.engine or settings["engine"]
+    owned = engine is None or engine.name != kind
+    if owned:
+        engine = create_engine(kind, settings)
+    assert engine is not None
     try:
         start = getattr(engine, "start", None)
         if callable(start):

@@ -108,6 +108,7 @@ def _human_size(size: int) -> str:
 
 # -- planning --------------------------------------------------------------------------------------
 
+
 def plan(args: argparse.Namespace) -> list[Item]:
     """Validate everything that can be validated without doing the work, and list the items."""
     if args.inputs.count(STDIN) > 1:
@@ -199,7 +200,9 @@ def _destinations(args: argparse.Namespace, stems: list[str], extension: str) ->
     seen: dict[Path, str] = {}
     for text, dest in zip(args.inputs, destinations, strict=True):
         if dest in seen:
-            raise InvalidOption(f"{seen[dest]} and {text} would both be written to {dest}", "Convert them in separate runs or rename one")
+            raise InvalidOption(
+                f"{seen[dest]} and {text} would both be written to {dest}", "Convert them in separate runs or rename one"
+            )
         seen[dest] = text
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -227,6 +230,7 @@ def _read_text(name: str, option: str) -> str:
 
 
 # -- running ---------------------------------------------------------------------------------------
+
 
 def execute(engine: Engine, items: list[Item], console: Console, window: int) -> int:
     """Run every item on ``engine``, ``window`` at a time, writing each output as it arrives."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from enum import StrEnum
 from typing import NoReturn, TypeVar
 
 from app import __version__
@@ -70,8 +71,8 @@ def _number(kind: Callable[[str], T], low: float | None = None, high: float | No
     return convert
 
 
-def _enum_choice(enum: type) -> Callable[[str], str]:
-    values = [member.value for member in enum]
+def _enum_choice(enum: type[StrEnum]) -> Callable[[str], str]:
+    values: list[str] = [member.value for member in enum]
 
     def convert(text: str) -> str:
         for value in values:
@@ -92,16 +93,22 @@ def _add_globals(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
         return argparse.SUPPRESS if suppress else value
 
     group = parser.add_argument_group("global options")
-    group.add_argument("--engine", choices=["local", "remote"], default=default(None),
-                       help="where the work runs (default: local, or the 'engine' setting)")
-    group.add_argument("--timeout", type=_number(float, 0.001, 86400), metavar="SECONDS", default=default(None),
-                       help="time limit of each job (default: 30, or the 'timeout' setting)")
-    group.add_argument("--json", action="store_true", default=default(False),
-                       help="print one JSON summary per output on stdout")
-    group.add_argument("-v", "--verbose", action="count", default=default(0),
-                       help="log what happens; show tracebacks of errors")
-    group.add_argument("-q", "--quiet", action="store_true", default=default(False),
-                       help="print errors only")
+    group.add_argument(
+        "--engine",
+        choices=["local", "remote"],
+        default=default(None),
+        help="where the work runs (default: local, or the 'engine' setting)",
+    )
+    group.add_argument(
+        "--timeout",
+        type=_number(float, 0.001, 86400),
+        metavar="SECONDS",
+        default=default(None),
+        help="time limit of each job (default: 30, or the 'timeout' setting)",
+    )
+    group.add_argument("--json", action="store_true", default=default(False), help="print one JSON summary per output on stdout")
+    group.add_argument("-v", "--verbose", action="count", default=default(0), help="log what happens; show tracebacks of errors")
+    group.add_argument("-q", "--quiet", action="store_true", default=default(False), help="print errors only")
 
 
 def _add_wait(parser: argparse.ArgumentParser, *, expression: bool) -> None:
@@ -109,8 +116,13 @@ def _add_wait(parser: argparse.ArgumentParser, *, expression: bool) -> None:
     group.add_argument("--wait-for", metavar="CSS", help="wait until an element matching this selector exists")
     if expression:
         group.add_argument("--wait-expression", metavar="JS", help="wait until this JavaScript expression is true")
-    group.add_argument("--delay", type=_number(int, 0, 600_000), metavar="MS", default=0,
-                       help="wait this many milliseconds more before making the output")
+    group.add_argument(
+        "--delay",
+        type=_number(int, 0, 600_000),
+        metavar="MS",
+        default=0,
+        help="wait this many milliseconds more before making the output",
+    )
 
 
 def _add_image_options(parser: argparse.ArgumentParser) -> None:
@@ -118,9 +130,15 @@ def _add_image_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--width", type=_number(int, 1, 16384), default=1280, help="viewport width in CSS pixels (default 1280)")
     group.add_argument("--height", type=_number(int, 1, 16384), default=800, help="viewport height in CSS pixels (default 800)")
     group.add_argument("--full-page", action="store_true", help="the whole page, not only the viewport")
-    group.add_argument("--scale", type=_number(float, 0.1, 8), default=1.0, help="device scale factor, e.g. 2 for a sharp 'retina' image")
-    group.add_argument("--type", type=_enum_choice(ImageType), metavar="png|jpeg|webp",
-                       help="image format (default: from the output's extension, else png)")
+    group.add_argument(
+        "--scale", type=_number(float, 0.1, 8), default=1.0, help="device scale factor, e.g. 2 for a sharp 'retina' image"
+    )
+    group.add_argument(
+        "--type",
+        type=_enum_choice(ImageType),
+        metavar="png|jpeg|webp",
+        help="image format (default: from the output's extension, else png)",
+    )
     group.add_argument("--quality", type=_number(int, 0, 100), help="JPEG/WebP quality, 0-100 (default 80)")
     group.add_argument("--selector", metavar="CSS", help="shoot only the first element matching this selector")
     group.add_argument("--omit-background", action="store_true", help="transparent instead of white background (png, webp)")
@@ -141,10 +159,17 @@ def build_parser() -> Parser:
 
     pdf = commands.add_parser("html2pdf", help="HTML file(s) to PDF", description="Render HTML files to PDF with Chromium.")
     pdf.add_argument("inputs", nargs="+", metavar="INPUT", help="an .html file, or '-' for standard input")
-    pdf.add_argument("-o", "--output", required=True, metavar="OUT",
-                     help="output file ('-' for standard output); with several inputs, a folder")
+    pdf.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="OUT",
+        help="output file ('-' for standard output); with several inputs, a folder",
+    )
     page = pdf.add_argument_group("page")
-    page.add_argument("--format", type=_checked(PaperFormat.parse), help="paper size: A3, A4 (default), A5, Letter, Legal, Tabloid")
+    page.add_argument(
+        "--format", type=_checked(PaperFormat.parse), help="paper size: A3, A4 (default), A5, Letter, Legal, Tabloid"
+    )
     page.add_argument("--width", type=_checked(Length.parse), help="custom page width, e.g. 210mm (with --height)")
     page.add_argument("--height", type=_checked(Length.parse), help="custom page height, e.g. 297mm (with --width)")
     page.add_argument("--landscape", action="store_true", help="landscape orientation")
@@ -154,22 +179,35 @@ def build_parser() -> Parser:
     page.add_argument("--scale", type=_number(float, 0.1, 2), default=1.0, help="rendering scale, 0.1-2 (default 1)")
     page.add_argument("--no-background", action="store_true", help="leave out background colors and images")
     page.add_argument("--prefer-css-page-size", action="store_true", help="let the document's @page size win")
-    page.add_argument("--page-ranges", type=_checked(parse_page_ranges), metavar="RANGES", default="",
-                      help="pages to keep, e.g. 1-3,5,10-")
+    page.add_argument(
+        "--page-ranges", type=_checked(parse_page_ranges), metavar="RANGES", default="", help="pages to keep, e.g. 1-3,5,10-"
+    )
     page.add_argument("--header", metavar="FILE", help="HTML file printed at the top of every page")
     page.add_argument("--footer", metavar="FILE", help="HTML file printed at the bottom of every page")
-    page.add_argument("--media", type=_enum_choice(MediaType), metavar="print|screen", default="print",
-                      help="which CSS media the document is printed with (default print)")
+    page.add_argument(
+        "--media",
+        type=_enum_choice(MediaType),
+        metavar="print|screen",
+        default="print",
+        help="which CSS media the document is printed with (default print)",
+    )
     page.add_argument("--tagged", action="store_true", help="tagged (accessible) PDF")
     page.add_argument("--outline", action="store_true", help="document outline (bookmarks) from the headings; implies --tagged")
     page.add_argument("--base-url", metavar="URL", help="where relative links point (default: the input file's folder)")
     _add_wait(pdf, expression=True)
     _add_globals(pdf, suppress=True)
 
-    png = commands.add_parser("html2png", help="HTML file(s) to an image", description="Render HTML files to PNG, JPEG or WebP with Chromium.")
+    png = commands.add_parser(
+        "html2png", help="HTML file(s) to an image", description="Render HTML files to PNG, JPEG or WebP with Chromium."
+    )
     png.add_argument("inputs", nargs="+", metavar="INPUT", help="an .html file, or '-' for standard input")
-    png.add_argument("-o", "--output", required=True, metavar="OUT",
-                     help="output file ('-' for standard output); with several inputs, a folder")
+    png.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="OUT",
+        help="output file ('-' for standard output); with several inputs, a folder",
+    )
     _add_image_options(png)
     png.add_argument("--base-url", metavar="URL", help="where relative links point (default: the input file's folder)")
     _add_wait(png, expression=True)
@@ -177,12 +215,18 @@ def build_parser() -> Parser:
 
     shot = commands.add_parser("screenshot", help="screenshot of web page(s)", description="Load web pages and take screenshots.")
     shot.add_argument("inputs", nargs="+", metavar="URL", help="address of the page (https://...), or an HTML file")
-    shot.add_argument("-o", "--output", required=True, metavar="OUT",
-                      help="output file ('-' for standard output); with several URLs, a folder")
+    shot.add_argument(
+        "-o", "--output", required=True, metavar="OUT", help="output file ('-' for standard output); with several URLs, a folder"
+    )
     _add_image_options(shot)
     load = shot.add_argument_group("loading")
-    load.add_argument("--wait-until", type=_enum_choice(WaitUntil), metavar="load|domcontentloaded|networkidle", default="load",
-                      help="when the page counts as loaded (default load)")
+    load.add_argument(
+        "--wait-until",
+        type=_enum_choice(WaitUntil),
+        metavar="load|domcontentloaded|networkidle",
+        default="load",
+        help="when the page counts as loaded (default load)",
+    )
     load.add_argument("--no-scroll", action="store_true", help="do not scroll through the page for lazy content first")
     _add_wait(shot, expression=True)
     _add_globals(shot, suppress=True)

@@ -8,6 +8,7 @@ a partial or empty file behind, and an existing file is either kept whole or rep
 from __future__ import annotations
 
 import codecs
+import contextlib
 import os
 import re
 import tempfile
@@ -36,7 +37,9 @@ def write_atomic(path: Path, data: bytes) -> None:
     try:
         fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=folder)
     except FileNotFoundError:
-        raise OutputNotWritable(f"cannot write {path}: the folder {folder} does not exist", "Create it first, or choose another output") from None
+        raise OutputNotWritable(
+            f"cannot write {path}: the folder {folder} does not exist", "Create it first, or choose another output"
+        ) from None
     except OSError as exc:
         raise OutputNotWritable(f"cannot write {path}: {exc.strerror or exc}", "Choose another output folder") from exc
     try:
@@ -47,14 +50,14 @@ def write_atomic(path: Path, data: bytes) -> None:
         os.chmod(tmp_name, _file_mode())
         os.replace(tmp_name, path)
     except BaseException as exc:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp_name)
-        except OSError:
-            pass
         if isinstance(exc, IsADirectoryError):
             raise OutputNotWritable(f"cannot write {path}: it is a folder", "Give a file name") from exc
         if isinstance(exc, OSError):
-            raise OutputNotWritable(f"cannot write {path}: {exc.strerror or exc}", "Check the disk space and permissions, or choose another output") from exc
+            raise OutputNotWritable(
+                f"cannot write {path}: {exc.strerror or exc}", "Check the disk space and permissions, or choose another output"
+            ) from exc
         raise
 
 

@@ -145,7 +145,7 @@ def parse_page_ranges(text: str) -> str:
     parts: list[str] = []
     for piece in text.split(","):
         match = _PAGE_RANGE.match(piece)
-        start, dash, end = (match.groups() if match else ("", None, ""))
+        start, dash, end = match.groups() if match else ("", None, "")
         if not match or (not start and not end) or (not dash and not start):
             raise InvalidOption(f"'{text}' is not a page range", "Write pages and ranges like 1-3,5,10-")
         if any(n and int(n) < 1 for n in (start, end)):

@@ -31,18 +31,52 @@ class Setting:
 
 
 SCHEMA: tuple[Setting, ...] = (
-    Setting("engine", str, "local", "Engine", "PRESSROOM_ENGINE",
-            "Where the work runs: 'local' (embedded Chromium) or 'remote' (the hosted API)"),
-    Setting("browser_path", str, "", "Browser executable", "PRESSROOM_CHROMIUM",
-            "Chromium, Chrome or Edge to use; empty: find one automatically"),
-    Setting("concurrency", int, 4, "Concurrent jobs", "PRESSROOM_CONCURRENCY",
-            "How many pages render at once in the local engine", 1),
-    Setting("timeout", float, 30.0, "Job timeout (s)", "PRESSROOM_TIMEOUT",
-            "Every job stops with an error after this many seconds", 0.1),
-    Setting("context_jobs", int, 100, "Jobs per browser context", None,
-            "A pooled page gets a fresh browser context after this many jobs", 1),
-    Setting("browser_jobs", int, 2000, "Jobs per browser", None,
-            "The browser is restarted after this many jobs, to keep memory flat", 1),
+    Setting(
+        "engine",
+        str,
+        "local",
+        "Engine",
+        "PRESSROOM_ENGINE",
+        "Where the work runs: 'local' (embedded Chromium) or 'remote' (the hosted API)",
+    ),
+    Setting(
+        "browser_path",
+        str,
+        "",
+        "Browser executable",
+        "PRESSROOM_CHROMIUM",
+        "Chromium, Chrome or Edge to use; empty: find one automatically",
+    ),
+    Setting(
+        "concurrency", int, 4, "Concurrent jobs", "PRESSROOM_CONCURRENCY", "How many pages render at once in the local engine", 1
+    ),
+    Setting(
+        "timeout",
+        float,
+        30.0,
+        "Job timeout (s)",
+        "PRESSROOM_TIMEOUT",
+        "Every job stops with an error after this many seconds",
+        0.1,
+    ),
+    Setting(
+        "context_jobs",
+        int,
+        100,
+        "Jobs per browser context",
+        None,
+        "A pooled page gets a fresh browser context after this many jobs",
+        1,
+    ),
+    Setting(
+        "browser_jobs",
+        int,
+        2000,
+        "Jobs per browser",
+        None,
+        "The browser is restarted after this many jobs, to keep memory flat",
+        1,
+    ),
 )
 _BY_KEY = {setting.key: setting for setting in SCHEMA}
 

@@ -154,9 +154,11 @@ def test_concurrent_jobs_do_not_mix(engine: LocalEngine) -> None:
 
 
 def test_missing_browser_is_a_clear_error() -> None:
-    with LocalEngine(LocalEngineConfig(browser_path="/nonexistent/chrome")) as engine:
-        with pytest.raises(BrowserNotFound, match="/nonexistent/chrome"):
-            engine.submit(HtmlToPdf("<p>x</p>")).result(timeout=60)
+    with (
+        LocalEngine(LocalEngineConfig(browser_path="/nonexistent/chrome")) as engine,
+        pytest.raises(BrowserNotFound, match="/nonexistent/chrome"),
+    ):
+        engine.submit(HtmlToPdf("<p>x</p>")).result(timeout=60)
 
 
 def test_close_stops_everything(processes: Processes) -> None:

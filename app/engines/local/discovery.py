@@ -78,7 +78,13 @@ def _system_paths() -> list[str]:
         return [str(root / app) for app in apps for root in (Path("/Applications"), Path.home() / "Applications")]
     names = ["google-chrome", "google-chrome-stable", "chromium", "chromium-browser", "microsoft-edge", "microsoft-edge-stable"]
     found = [path for name in names if (path := shutil.which(name))]
-    return [*found, "/opt/google/chrome/chrome", "/usr/lib/chromium/chromium", "/snap/bin/chromium", "/opt/microsoft/msedge/msedge"]
+    return [
+        *found,
+        "/opt/google/chrome/chrome",
+        "/usr/lib/chromium/chromium",
+        "/snap/bin/chromium",
+        "/opt/microsoft/msedge/msedge",
+    ]
 
 
 def _is_executable(path: str) -> bool:

@@ -12,6 +12,7 @@ while the browser starts.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from concurrent.futures import Future
 from types import TracebackType
@@ -70,10 +71,8 @@ class LocalEngine:
             return
         if not loop.is_closed():
             shutdown = asyncio.run_coroutine_threadsafe(self._shutdown(), loop)
-            try:
+            with contextlib.suppress(Exception):  # closing must not raise; the browser dies with its driver anyway
                 shutdown.result(timeout=30)
-            except Exception:  # closing must not raise; the browser dies with its driver anyway
-                pass
             loop.call_soon_threadsafe(loop.stop)
         thread.join(timeout=10)
 

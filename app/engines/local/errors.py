@@ -58,11 +58,11 @@ def load_error(exc: PlaywrightError, url: str) -> PressroomError:
     match = _NET_ERROR.search(str(exc))
     if match:
         code = match.group(1)
-        if code.startswith("ERR_CERT_"):
-            reason = f"its TLS certificate is not valid ({code})"
-        else:
-            reason = _NET_REASONS.get(code, code)
-        return PageLoadError(f"could not load {url}: {reason}", "Check the address and that the site is reachable from this computer")
+        certificate = code.startswith("ERR_CERT_")
+        reason = f"its TLS certificate is not valid ({code})" if certificate else _NET_REASONS.get(code, code)
+        return PageLoadError(
+            f"could not load {url}: {reason}", "Check the address and that the site is reachable from this computer"
+        )
     return translate(exc, f"loading {url}")
 
 

@@ -57,10 +57,20 @@ EXTRA_DISABLED_FEATURES = ("RenderDocument", "LocalNetworkAccessChecks")
 # Playwright passes its own --disable-features; Chromium keeps only the last occurrence of a switch,
 # so ours must repeat Playwright's list. It is read from the driver; this is 1.65's, if that fails.
 PLAYWRIGHT_DISABLED_FEATURES = (
-    "AvoidUnnecessaryBeforeUnloadCheckSync", "DestroyProfileOnBrowserClose", "HttpsUpgrades",
-    "HttpsFirstBalancedModeAutoEnable", "LensOverlay", "MediaRouter", "PaintHolding",
-    "ThirdPartyStoragePartitioning", "AvoidCorsURLLoaderRestartOnRedirect", "TcpPortRandomizationWin",
-    "OptimizationHints", "NetworkTimeServiceQuerying", "AimEnabled", "PreconnectToSearch",
+    "AvoidUnnecessaryBeforeUnloadCheckSync",
+    "DestroyProfileOnBrowserClose",
+    "HttpsUpgrades",
+    "HttpsFirstBalancedModeAutoEnable",
+    "LensOverlay",
+    "MediaRouter",
+    "PaintHolding",
+    "ThirdPartyStoragePartitioning",
+    "AvoidCorsURLLoaderRestartOnRedirect",
+    "TcpPortRandomizationWin",
+    "OptimizationHints",
+    "NetworkTimeServiceQuerying",
+    "AimEnabled",
+    "PreconnectToSearch",
 )
 
 
@@ -100,6 +110,9 @@ class _Browser:
     generation: int
     gone: asyncio.Event
     jobs: int = 0
+
+    def on_disconnected(self, _browser: Browser) -> None:
+        self.gone.set()
 
 
 class BrowserPool:
@@ -267,7 +280,7 @@ class BrowserPool:
                 self._candidate = candidate
                 self._generation += 1
                 current = _Browser(browser, self._generation, asyncio.Event())
-                browser.on("disconnected", lambda _browser, gone=current.gone: gone.set())
+                browser.on("disconnected", current.on_disconnected)
                 executable = candidate.executable or self._playwright.chromium.executable_path
                 self.info = BrowserInfo(executable, browser.version, candidate.source)
                 log.info("browser started: %s %s", executable, browser.version)

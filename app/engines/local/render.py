@@ -169,7 +169,7 @@ def with_base(html: str, base_url: str | None) -> str:
     for pattern in _INSERT_AFTER:
         match = pattern.search(html)
         if match:
-            return f"{html[: match.end()]}{tag}{html[match.end():]}"
+            return f"{html[: match.end()]}{tag}{html[match.end() :]}"
     return tag + html
 
 
@@ -228,7 +228,9 @@ async def wait_for(slot: Slot, wait: WaitOptions, deadline: Deadline) -> None:
         except PlaywrightError as exc:
             error = translate(exc, f"waiting for '{wait.expression}' to become true")
             if isinstance(error, RenderError):  # the expression itself threw
-                raise InvalidOption(f"the wait expression failed: {first_line(exc)}", "Fix the JavaScript of --wait-expression") from exc
+                raise InvalidOption(
+                    f"the wait expression failed: {first_line(exc)}", "Fix the JavaScript of --wait-expression"
+                ) from exc
             raise error from exc
     if wait.delay_ms:
         await asyncio.sleep(wait.delay_ms / 1000)
@@ -237,7 +239,9 @@ async def wait_for(slot: Slot, wait: WaitOptions, deadline: Deadline) -> None:
         await step("waiting for web fonts", page.evaluate("() => document.fonts.ready.then(() => undefined)"))
 
 
-async def emulate(slot: Slot, *, viewport: tuple[int, int] | None, media_type: Literal["screen"] | None, scheme: ColorScheme) -> None:
+async def emulate(
+    slot: Slot, *, viewport: tuple[int, int] | None, media_type: Literal["screen"] | None, scheme: ColorScheme
+) -> None:
     page = slot.page
     if viewport is not None and viewport != slot.viewport:
         await page.set_viewport_size({"width": viewport[0], "height": viewport[1]})
@@ -248,6 +252,7 @@ async def emulate(slot: Slot, *, viewport: tuple[int, int] | None, media_type: L
 
 
 # -- operations ------------------------------------------------------------------------------------
+
 
 async def html_to_pdf(slot: Slot, job: HtmlToPdf, deadline: Deadline) -> Output:
     options = job.options
@@ -341,7 +346,9 @@ async def _shoot(slot: Slot, options: ImageOptions, wait: WaitOptions, name: str
     if options.selector:
         element = await step(f"finding '{options.selector}'", page.query_selector(options.selector))
         if element is None:
-            raise InvalidOption(f"no element matches '{options.selector}'", "Check the selector, or wait for the element with --wait-for")
+            raise InvalidOption(
+                f"no element matches '{options.selector}'", "Check the selector, or wait for the element with --wait-for"
+            )
         data = await step("taking the element screenshot", element.screenshot(**shot))
     else:
         data = await step("taking the screenshot", page.screenshot(full_page=options.full_page, **shot))
