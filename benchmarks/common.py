@@ -69,14 +69,20 @@ def alternate(rounds: int, *runs: Callable[[], float]) -> list[list[float]]:
     return results
 
 
-def tree_rss(process: psutil.Process | None = None) -> int:
-    """Resident memory of a process and all its descendants (bytes)."""
+def tree_memory(process: psutil.Process | None = None) -> tuple[int, int]:
+    """Memory of a process and all its descendants (bytes): summed RSS, and PSS where the OS has it.
+
+    Summed RSS counts pages shared between Chromium's processes once per process, so it overstates;
+    PSS (proportional set size) splits shared pages between their users and adds up to the truth.
+    """
     process = process or psutil.Process()
-    total = 0
+    rss = pss = 0
     for proc in [process, *process.children(recursive=True)]:
         with contextlib.suppress(psutil.Error):
-            total += proc.memory_info().rss
-    return total
+            info = proc.memory_full_info()
+            rss += info.rss
+            pss += getattr(info, "pss", info.rss)
+    return rss, pss
 
 
 def report(name: str, ours: float, reference: float, unit: str, target: str, lower_is_better: bool = True) -> str:

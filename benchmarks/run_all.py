@@ -1,0 +1,34 @@
+"""All of Pressroom's benchmarks in one run; prints each line as it is measured, then a summary.
+
+usage: python benchmarks/run_all.py [--quick]   (--quick skips the 1000-job soak)
+"""
+
+from __future__ import annotations
+
+import platform
+import sys
+
+import bench_batch
+import bench_cold
+import bench_warm
+import soak
+from common import browser_executable
+
+
+def main() -> None:
+    from importlib.metadata import version
+
+    print(
+        f"# {platform.node()}: Python {platform.python_version()}, Playwright {version('playwright')}, "
+        f"browser {browser_executable() or 'Playwright Chromium'}",
+        flush=True,
+    )
+    lines = [bench_warm.main(), bench_batch.main(), bench_cold.main()]
+    if "--quick" not in sys.argv:
+        lines.append(soak.main())
+    print("\n# summary")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
