@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import threading
 import time
-from statistics import mean
 from concurrent.futures import Future, wait
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from statistics import mean
 from tempfile import TemporaryDirectory
 
 from common import simple_document, tree_memory
@@ -79,7 +79,8 @@ def main() -> str:
     rss_growth = (final[0] - baseline[0]) / baseline[0] * 100
     pss_growth = (final[1] - baseline[1]) / baseline[1] * 100
     line = (
-        f"{'soak of 1000 mixed jobs':<34} failures {len(failures)}  mean RSS {baseline[0] / 2**20:.0f} -> {final[0] / 2**20:.0f} MB "
+        f"{'soak of 1000 mixed jobs':<34} failures {len(failures)}  "
+        f"mean RSS {baseline[0] / 2**20:.0f} -> {final[0] / 2**20:.0f} MB "
         f"({rss_growth:+.1f}%), PSS {baseline[1] / 2**20:.0f} -> {final[1] / 2**20:.0f} MB ({pss_growth:+.1f}%)  "
         f"{JOBS / seconds:.1f} jobs/s  (target 0 failures, RSS growth <= 15%)"
     )

@@ -74,8 +74,12 @@ sum="$(cksum < pyproject.toml | cut -d' ' -f1)"
 have="$(cat "$stamp" 2>/dev/null || true)"
 if [ "$have" != "$sum[test]" ] && { [ "$mode" = test ] || [ "$have" != "$sum" ]; }; then
   say "installing Pressroom$extras into $venv"
-  "$py" -m pip install --quiet --disable-pip-version-check --upgrade pip >/dev/null
-  "$py" -m pip install --quiet --disable-pip-version-check -e ".$extras"
+  log="$venv/pip-install.log"
+  if ! { "$py" -m pip install --disable-pip-version-check --upgrade pip &&
+         "$py" -m pip install --disable-pip-version-check -e ".$extras"; } >"$log" 2>&1; then
+    tail -n 30 "$log" >&2
+    die "installing the Python packages failed (full log: $log)"
+  fi
   echo "$sum$extras" > "$stamp"
 fi
 # Byte-code compiled ahead, so start-up does not recompile (this environment may forbid writing it).

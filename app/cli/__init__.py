@@ -69,9 +69,6 @@ def _run(args: object, engine: Engine | None) -> int:
         engine = create_engine(kind, settings)
     assert engine is not None
     try:
-        start = getattr(engine, "start", None)
-        if callable(start):
-            start()  # the browser starts while the inputs are read
         console = Console(args, len(items), sys.stdout, sys.stderr)
         window = 2 * int(settings["concurrency"])
         return execute(engine, items, console, window)

@@ -46,6 +46,8 @@ class Console:
         self.stdout, self.stderr = stdout, stderr
         self.batch = total > 1
         self.failures: list[PressroomError] = []
+        self.written = 0
+        self.total = total
         self._bar: Any = None
         if self.batch and not self.quiet and stderr.isatty():
             from tqdm import tqdm
@@ -63,8 +65,9 @@ class Console:
         if self.json:
             record = {"input": item.label, "output": where, "ok": True, **output.summary()}
             print(json.dumps(record), file=self.stdout, flush=True)
-        elif not self.quiet:
+        elif not self.quiet and self._bar is None:
             self._say(f"pressroom: wrote {where} ({_human_size(output.size)})")
+        self.written += 1
         self._advance()
 
     def failed(self, item: Item, error: PressroomError) -> None:
@@ -87,6 +90,9 @@ class Console:
     def close(self) -> None:
         if self._bar is not None:
             self._bar.close()
+        if self.batch and not self.quiet and not self.json:
+            failed = f", {len(self.failures)} failed" if self.failures else ""
+            self._say(f"pressroom: {self.written} of {self.total} files written{failed}")
 
     @property
     def exit_status(self) -> int:

@@ -377,3 +377,67 @@ def test_help_does_not_load_the_browser_stack() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(), timeout=60)
     assert result.stdout.strip().endswith("False")
     assert "html2pdf" in result.stdout
+
+
+def test_progress_bar_on_a_terminal(tmp_path: Path) -> None:
+    import pty
+    import re
+
+    for n in range(3):
+        write(tmp_path / f"p{n}.html", f"<p>{n}</p>")
+    primary, secondary = pty.openpty()
+    import fcntl
+    import struct
+    import termios
+
+    fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # a 100-column terminal
+    process = subprocess.Popen(
+        [sys.executable, "-m", "app", "html2pdf", "p0.html", "p1.html", "p2.html", "-o", "out", "--delay", "300"],
+        stdout=subprocess.DEVNULL,
+        stderr=secondary,
+        cwd=tmp_path,
+        env=_env(),
+    )
+    os.close(secondary)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(primary, 4096)
+        except OSError:  # the terminal closed with the process
+            break
+        if not chunk:
+            break
+        seen += chunk
+    assert process.wait(timeout=120) == 0
+    os.close(primary)
+    assert re.search(rb"\d/3 \[", seen), seen.decode(errors="replace")
+    assert len(list((tmp_path / "out").glob("*.pdf"))) == 3
+
+
+def test_ctrl_c_stops_cleanly(tmp_path: Path) -> None:
+    """Ctrl+C reaches the whole process group (Python, the driver, Chromium), as from a terminal."""
+    import signal
+    import time
+
+    names = []
+    for n in range(40):
+        names.append(write(tmp_path / f"doc{n:02d}.html", f"<p>{n}</p>").name)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "app", "html2pdf", *names, "-o", "out", "--delay", "300"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+        env=_env(),
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while not list((tmp_path / "out").glob("*.pdf")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.killpg(process.pid, signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert err.decode().rstrip().endswith("pressroom: interrupted; nothing more was written")
+    assert "Traceback" not in err.decode()
+    written = list((tmp_path / "out").iterdir())
+    assert 0 < len(written) < 40
+    assert all(p.suffix == ".pdf" and pdf_text(p.read_bytes()) for p in written), "only whole PDFs, no leftovers"

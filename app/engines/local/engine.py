@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import threading
 from concurrent.futures import Future
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from app.core.errors import BrowserError
 from app.core.jobs import Job
@@ -25,6 +26,14 @@ from app.engines.local.config import BrowserInfo, LocalEngineConfig
 
 if TYPE_CHECKING:
     from app.engines.local.pool import BrowserPool
+
+
+log = logging.getLogger("pressroom.engine")
+
+
+def _log_stray_error(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """Errors nobody awaited (e.g. Playwright's, when the driver dies on Ctrl+C) go to the debug log."""
+    log.debug("engine loop: %s", context.get("message"), exc_info=context.get("exception"))
 
 
 class LocalEngine:
@@ -99,6 +108,7 @@ class LocalEngine:
 
     def _serve(self, loop: asyncio.AbstractEventLoop, ready: threading.Event) -> None:
         asyncio.set_event_loop(loop)
+        loop.set_exception_handler(_log_stray_error)
         self._pool = loop.create_future()
         loop.call_soon(self._create_pool)
         ready.set()
@@ -129,3 +139,9 @@ class LocalEngine:
     async def _shutdown(self) -> None:
         if self._pool is not None and self._pool.done() and not self._pool.exception():
             await self._pool.result().close()
+        # Whatever is left (a browser still starting, Playwright's own tasks) ends before the loop does.
+        leftovers = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+        for task in leftovers:
+            task.cancel()
+        if leftovers:
+            await asyncio.wait(leftovers, timeout=5)

@@ -30,7 +30,7 @@ from typing import Any
 from playwright.async_api import Browser, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
-from app.core.errors import BrowserError, JobTimeout, PressroomError, RenderError
+from app.core.errors import BrowserError, InputError, JobTimeout, PressroomError, RenderError
 from app.core.jobs import HtmlToImage, Job, Screenshot
 from app.core.results import Output
 from app.engines.local.config import BrowserInfo, LocalEngineConfig
@@ -144,6 +144,8 @@ class BrowserPool:
 
     async def start(self) -> BrowserInfo:
         """Launch the browser and warm one page, so the first job does not pay for it."""
+        if self._closed:
+            raise BrowserError("the engine has been closed", "Start a new one")
         current = await self._ensure_browser()
         if not self._slots and not self._reserved and self._warming is None:
             self._warming = asyncio.get_running_loop().create_task(self._warm(current))
@@ -304,13 +306,17 @@ class BrowserPool:
             await asyncio.wait_for(current.browser.close(), CLOSE_TIMEOUT)
 
     async def _died(self, current: _Browser, exc: BaseException) -> bool:
-        """Did ``current`` die? The job's error can arrive just before the browser's goodbye."""
+        """Did ``current`` die? The job's error can arrive just before the browser's goodbye.
+
+        A dying browser fails the calls in flight in several ways ("Target closed", "Printing failed"),
+        so any failure that is not the user's (bad input, time limit) waits a moment for the goodbye.
+        """
         if current.gone.is_set():
             return True
-        if not is_browser_gone(exc) and not is_browser_gone(exc.__cause__ or exc):
+        if isinstance(exc, InputError | JobTimeout):
             return False
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(current.gone.wait(), 1.0)
+            await asyncio.wait_for(current.gone.wait(), 1.0 if is_browser_gone(exc.__cause__ or exc) else 0.3)
         return current.gone.is_set()
 
     # -- pages ---------------------------------------------------------------------------------------
