@@ -234,7 +234,9 @@ async def wait_for(slot: Slot, wait: WaitOptions, deadline: Deadline) -> None:
             raise error from exc
     if wait.delay_ms:
         await asyncio.sleep(wait.delay_ms / 1000)
-    # Playwright does not wait for web fonts; a PDF printed before they arrive uses fallback fonts.
+    # Output made before web fonts arrive uses fallback fonts. Chromium 156's printing and Playwright's
+    # screenshots wait for the fonts they know of; waiting for document.fonts.ready here makes that
+    # explicit, covers fonts a script adds late, and does not depend on the browser's version.
     if slot.fonts_pending:
         await step("waiting for web fonts", page.evaluate("() => document.fonts.ready.then(() => undefined)"))
 
