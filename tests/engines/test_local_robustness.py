@@ -78,6 +78,20 @@ def wait_until(condition: object, seconds: float = 10.0) -> None:
     raise AssertionError("condition not met in time")
 
 
+def wait_for_quiet(count: object, quiet: float, seconds: float) -> int:
+    """Wait until ``count()`` stops changing for ``quiet`` seconds; fails if it never does."""
+    deadline = time.monotonic() + seconds
+    last, since = count(), time.monotonic()  # type: ignore[operator]
+    while time.monotonic() < deadline:
+        time.sleep(0.05)
+        now = count()  # type: ignore[operator]
+        if now != last:
+            last, since = now, time.monotonic()
+        elif time.monotonic() - since >= quiet:
+            return int(last)
+    raise AssertionError("the count never stopped changing")
+
+
 def test_cancel_really_stops_the_page(own_engine: LocalEngine, site: TestSite) -> None:
     html = (ASSETS / "ping.html").read_text()
     future = own_engine.submit(HtmlToPdf(html, wait=WaitOptions(selector="#never"), base_url=site.url + "/", timeout=60))
@@ -85,8 +99,7 @@ def test_cancel_really_stops_the_page(own_engine: LocalEngine, site: TestSite) -
     assert future.cancel()
     with pytest.raises(CancelledError):
         future.result()
-    time.sleep(0.5)  # let a request already on its way arrive
-    settled = site.hits("/ping")
+    settled = wait_for_quiet(lambda: site.hits("/ping"), quiet=0.5, seconds=10)
     time.sleep(1.0)
     assert site.hits("/ping") == settled, "the cancelled page went on working"
     assert "after cancel" in text_of(own_engine, "<p>after cancel</p>")
@@ -126,14 +139,19 @@ def test_job_running_when_the_browser_dies_is_retried(own_engine: LocalEngine, p
 
 
 def test_crashed_renderer_fails_the_job_not_the_engine(own_engine: LocalEngine, processes: Processes) -> None:
+    # two pages in the pool: one busy with the doomed job, one idle
+    assert "warm" in text_of(own_engine, "<p>warm</p>")
+    blocker = own_engine.submit(HtmlToPdf("<p>a</p>", wait=WaitOptions(delay_ms=500)))
+    assert "warm" in text_of(own_engine, "<p>warm</p>")
+    blocker.result(timeout=60)
     future = own_engine.submit(HtmlToPdf("<p>doomed</p>", wait=WaitOptions(expression="window.never === true"), timeout=60))
-    wait_until(lambda: processes("renderer"))
-    time.sleep(0.5)
-    for renderer in processes("renderer"):
+    time.sleep(1.0)
+    for renderer in processes("renderer"):  # every page's renderer, the idle one's too
         renderer.send_signal(signal.SIGKILL)
     with pytest.raises(RenderError, match="crashed"):
         future.result(timeout=60)
-    assert "next one" in text_of(own_engine, "<p>next one</p>")
+    for n in range(3):
+        assert f"next one {n}" in text_of(own_engine, f"<p>next one {n}</p>")
 
 
 def test_browser_is_recycled_after_n_jobs(processes: Processes) -> None:

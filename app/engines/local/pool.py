@@ -333,6 +333,8 @@ class BrowserPool:
     async def _pick_slot(self, current: _Browser, job: Job) -> Slot:
         if not self._idle and self._warming is not None:
             await asyncio.shield(self._warming)  # the page start() is warming is nearly ready
+        for idle in [slot for slot in self._idle if slot.crashed]:  # a page can die while it waits
+            self._discard(idle)
         scale = job.options.scale if isinstance(job, HtmlToImage | Screenshot) else 1.0
         wanted_home = None if isinstance(job, Screenshot) else home_for(job.base_url, self._file_home)
 
