@@ -144,6 +144,7 @@ def plan(args: argparse.Namespace) -> list[Item]:
         footer = _read_text(args.footer, "--footer") if args.footer else None
         pdf = cli.pdf_options(args, header, footer)
         extension = ".pdf"
+        _warn_if_not_pdf(args)
 
         def build(html: str, base: str, name: str) -> Job:
             return HtmlToPdf(html, pdf, wait_options, base, name, timeout)
@@ -171,12 +172,35 @@ def plan(args: argparse.Namespace) -> list[Item]:
     return [Item(text, dest, html_job(text)) for text, dest in zip(args.inputs, destinations, strict=True)]
 
 
+def _single_file_output(args: argparse.Namespace) -> Path | None:
+    """The output file named by -o, when there is exactly one (not stdout, not a folder)."""
+    if len(args.inputs) != 1 or args.output == STDIN or Path(args.output).is_dir():
+        return None
+    return Path(args.output)
+
+
 def _image_type(args: argparse.Namespace) -> ImageType:
+    """--type, else the output's extension, else PNG; an image extension Pressroom cannot write is refused."""
+    output = _single_file_output(args)
+    suffix = output.suffix.lower() if output else ""
+    implied = ImageType.from_extension(suffix)
     if args.type:
-        return ImageType(args.type)
-    if len(args.inputs) == 1 and args.output != STDIN:
-        return ImageType.from_extension(Path(args.output).suffix) or ImageType.PNG
-    return ImageType.PNG
+        chosen = ImageType(args.type)
+        if implied is not None and implied is not chosen:
+            log.warning("warning: %s will hold a %s image, whatever its extension says", output, chosen.name)
+        return chosen
+    if suffix and implied is None:
+        raise InvalidOption(
+            f"cannot tell the image type of {output}: Pressroom writes PNG, JPEG and WebP",
+            "Name it .png, .jpg or .webp, or give --type",
+        )
+    return implied or ImageType.PNG
+
+
+def _warn_if_not_pdf(args: argparse.Namespace) -> None:
+    output = _single_file_output(args)
+    if output is not None and output.suffix and output.suffix.lower() != ".pdf":
+        log.warning("warning: %s will hold a PDF, whatever its extension says", output)
 
 
 def _url_stem(text: str) -> str:

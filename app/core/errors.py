@@ -36,7 +36,8 @@ class PressroomError(Exception):
     def __str__(self) -> str:
         if not self.hint:
             return self.message
-        return f"{self.message.rstrip('.')}. {self.hint}"
+        stop = "" if self.message.endswith(("?", "!", ".")) else "."
+        return f"{self.message}{stop} {self.hint}"
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.message!r}, hint={self.hint!r})"

@@ -11,6 +11,7 @@ import codecs
 import contextlib
 import os
 import re
+import stat
 import tempfile
 import threading
 from pathlib import Path
@@ -32,33 +33,56 @@ def _file_mode() -> int:
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that ``path`` is never seen half-written."""
-    folder = path.parent
+    """Write ``data`` to ``path`` so that ``path`` is never seen half-written.
+
+    A symbolic link is written through (the link stays, its target gets the data); an existing file
+    keeps its permissions. Devices and pipes (``/dev/stdout``, a FIFO) are written straight into:
+    there is no file to replace.
+    """
     try:
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=folder)
+        existing: os.stat_result | None = os.stat(path)
     except FileNotFoundError:
-        raise OutputNotWritable(
-            f"cannot write {path}: the folder {folder} does not exist", "Create it first, or choose another output"
-        ) from None
+        existing = None
     except OSError as exc:
+        raise OutputNotWritable(f"cannot write {path}: {exc.strerror or exc}", "Choose another output") from exc
+    if existing is not None and stat.S_ISDIR(existing.st_mode):
+        raise OutputNotWritable(f"cannot write {path}: it is a folder", "Give a file name")
+    if existing is not None and not stat.S_ISREG(existing.st_mode):
+        _write_straight(path, data)
+        return
+    target = Path(os.path.realpath(path))
+    folder = target.parent
+    try:
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=folder)
+    except OSError as exc:
+        if not folder.is_dir():
+            raise OutputNotWritable(
+                f"cannot write {path}: the folder {folder} does not exist", "Create it first, or choose another output"
+            ) from None
         raise OutputNotWritable(f"cannot write {path}: {exc.strerror or exc}", "Choose another output folder") from exc
     try:
         with os.fdopen(fd, "wb") as stream:
             stream.write(data)
             stream.flush()
             os.fsync(stream.fileno())
-        os.chmod(tmp_name, _file_mode())
-        os.replace(tmp_name, path)
+        os.chmod(tmp_name, stat.S_IMODE(existing.st_mode) if existing else _file_mode())
+        os.replace(tmp_name, target)
     except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp_name)
-        if isinstance(exc, IsADirectoryError):
-            raise OutputNotWritable(f"cannot write {path}: it is a folder", "Give a file name") from exc
         if isinstance(exc, OSError):
             raise OutputNotWritable(
                 f"cannot write {path}: {exc.strerror or exc}", "Check the disk space and permissions, or choose another output"
             ) from exc
         raise
+
+
+def _write_straight(path: Path, data: bytes) -> None:
+    try:
+        with open(path, "wb") as stream:
+            stream.write(data)
+    except OSError as exc:
+        raise OutputNotWritable(f"cannot write {path}: {exc.strerror or exc}", "Choose another output") from exc
 
 
 def read_input(path: Path) -> bytes:

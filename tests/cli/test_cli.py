@@ -241,6 +241,15 @@ def test_html2png_type_from_extension_or_flag(run: Run, tmp_path: Path) -> None:
     assert image((tmp_path / "out").read_bytes()).format == "JPEG"
 
 
+def test_mismatched_extensions_are_warned_about(run: Run, tmp_path: Path) -> None:
+    write(tmp_path / "p.html", "<p>picture</p>")
+    status, _, err = run("html2png", "p.html", "-o", "p.png", "--type", "webp")
+    assert status == 0 and "p.png will hold a WEBP image" in err
+    assert image((tmp_path / "p.png").read_bytes()).format == "WEBP"
+    status, _, err = run("html2pdf", "p.html", "-o", "p.html.out")
+    assert status == 0 and "will hold a PDF" in err
+
+
 def test_screenshot_command(run: Run, tmp_path: Path, site: TestSite) -> None:
     status, _, err = run(
         "screenshot",
@@ -290,6 +299,7 @@ def test_screenshot_command(run: Run, tmp_path: Path, site: TestSite) -> None:
         (["html2png", "ok.html", "-o", "x.jpg", "--omit-background"], 2, "no transparency"),
         (["html2png", "ok.html", "-o", "x.png", "--selector", "#nothing"], 2, "no element matches"),
         (["html2png", "ok.html", "-o", "x.png", "--width", "0"], 2, "out of range"),
+        (["html2png", "ok.html", "-o", "x.gif"], 2, "Pressroom writes PNG, JPEG and WebP"),
         (["screenshot", "not a url", "-o", "x.png"], 2, "not a web address"),
         (["screenshot", "ftp://example.com/", "-o", "x.png"], 2, "not a web address"),
         (["screenshot", "http://127.0.0.1:9/", "-o", "x.png"], 1, "could not load"),

@@ -61,6 +61,28 @@ def test_write_atomic_replaces_whole(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["out.pdf"]
 
 
+def test_write_atomic_keeps_links_modes_and_devices(tmp_path: Path) -> None:
+    real = tmp_path / "real.pdf"
+    real.write_bytes(b"old")
+    real.chmod(0o640)
+    link = tmp_path / "link.pdf"
+    link.symlink_to(real)
+    write_atomic(link, b"through the link")
+    assert link.is_symlink() and real.read_bytes() == b"through the link"
+    assert stat.S_IMODE(real.stat().st_mode) == 0o640
+    write_atomic(Path("/dev/null"), b"discarded")  # a device is written into, never replaced
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        write_atomic(fifo, b"into the pipe")
+        assert os.read(reader, 100) == b"into the pipe"
+    finally:
+        os.close(reader)
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+
+
 def test_write_atomic_failure_leaves_nothing(tmp_path: Path) -> None:
     with pytest.raises(OutputNotWritable, match="does not exist"):
         write_atomic(tmp_path / "missing" / "out.pdf", b"x")

@@ -202,7 +202,7 @@ async def go_home(slot: Slot, home: str, deadline: Deadline) -> None:
         finally:
             await page.unroute(is_home, empty)
     else:
-        await step("resetting the page", page.goto(home, timeout=deadline.ms))
+        await step("preparing the page", page.goto(home, timeout=deadline.ms))
     slot.home, slot.home_actual, slot.dirty = home, page.url, False
 
 
