@@ -90,6 +90,7 @@ class Console:
     def close(self) -> None:
         if self._bar is not None:
             self._bar.close()
+            self._bar = None
         if self.batch and not self.quiet and not self.json:
             failed = f", {len(self.failures)} failed" if self.failures else ""
             self._say(f"pressroom: {self.written} of {self.total} files written{failed}")
@@ -119,6 +120,8 @@ def plan(args: argparse.Namespace) -> list[Item]:
     """Validate everything that can be validated without doing the work, and list the items."""
     if args.inputs.count(STDIN) > 1:
         raise InvalidOption("standard input ('-') can be read only once", "Give '-' a single time")
+    if args.json and args.output == STDIN:
+        raise InvalidOption("--json and '-o -' would both write to standard output", "Write the output to a file")
     timeout = args.timeout
     if args.command == "screenshot":
         image_type = _image_type(args)

@@ -293,6 +293,7 @@ def test_screenshot_command(run: Run, tmp_path: Path, site: TestSite) -> None:
         (["html2pdf", "ok.html", "-o", "no/such/dir/x.pdf"], 2, "does not exist"),
         (["html2pdf", "ok.html", "ok.html", "-o", "-"], 2, "several inputs"),
         (["html2pdf", "-", "-", "-o", "x"], 2, "only once"),
+        (["html2pdf", "ok.html", "-o", "-", "--json"], 2, "both write to standard output"),
         (["html2pdf", "ok.html", "-o", "x.pdf", "--wait-expression", "nothing.here"], 2, "wait expression failed"),
         (["html2pdf", "ok.html", "-o", "x.pdf", "--wait-for", "#never", "--timeout", "1"], 1, "timed out"),
         (["html2png", "ok.html", "-o", "x.png", "--quality", "50"], 2, "JPEG and WebP only"),
