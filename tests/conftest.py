@@ -17,6 +17,7 @@ import pytest
 from PIL import Image
 from pypdf import PdfReader
 
+from app.core.jobs import HtmlToPdf, PdfOptions
 from app.engines.local import LocalEngine, LocalEngineConfig
 
 ASSETS = Path(__file__).parent / "assets"
@@ -104,7 +105,11 @@ class TestSite:
                 self.end_headers()
                 self.wfile.write(body)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(ThreadingHTTPServer):
+            def handle_error(self, request: object, client_address: object) -> None:
+                pass  # a client that hung up early (a cancelled download) is not news
+
+        self.server = Server(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
@@ -141,6 +146,31 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestSite]:
     server = TestSite(root)
     yield server
     server.close()
+
+
+SECTIONS = 3  # each report: a title page with a table of contents, then one page per section
+
+
+def report_html(n: int) -> str:
+    toc = "".join(f'<li><a href="#s{k}">Go to section {k}</a></li>' for k in range(1, SECTIONS + 1))
+    sections = "".join(
+        f'<h2 id="s{k}" style="break-before: page">Section {k} of report {n}</h2><p><a href="#top">Back to the top</a></p>'
+        for k in range(1, SECTIONS + 1)
+    )
+    return f'<title>Report {n}</title><h1 id="top">Report {n}</h1><ul>{toc}</ul>{sections}'
+
+
+@pytest.fixture(scope="session")
+def reports(engine: LocalEngine, tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """Three 4-page reports from one template: same destination names (#top, #s1...) in every file."""
+    folder = tmp_path_factory.mktemp("reports")
+    paths = []
+    for n in (1, 2, 3):
+        output = engine.submit(HtmlToPdf(report_html(n), PdfOptions(outline=True))).result(timeout=60)
+        path = folder / f"report{n}.pdf"
+        path.write_bytes(output.data)
+        paths.append(path)
+    return paths
 
 
 # -- reading outputs -------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ The Pressroom window is not part of this version yet; the commands are:
   pressroom html2pdf INPUT... -o OUT     HTML to PDF
   pressroom html2png INPUT... -o OUT     HTML to PNG, JPEG or WebP
   pressroom screenshot URL... -o OUT     screenshot of a web page
+  pressroom merge INPUT... -o OUT.pdf    merge PDFs (files, folders, URLs)
 See 'pressroom --help' and 'pressroom COMMAND --help'."""
 
 

@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import IO, Any
 
 from app.cli import parser as cli
+from app.core import merge_inputs
 from app.core.engine import Engine
 from app.core.errors import InputError, InvalidOption, PressroomError
 from app.core.files import decode_html, read_input, write_atomic
-from app.core.jobs import HtmlToImage, HtmlToPdf, ImageType, Job, Screenshot, WaitUntil
+from app.core.jobs import BookmarkMode, HtmlToImage, HtmlToPdf, ImageType, Job, MergePdfs, Screenshot, WaitUntil
 from app.core.results import Output
 from app.core.urls import folder_url, name_from_url, normalize_url
 
@@ -67,6 +68,9 @@ class Console:
             print(json.dumps(record), file=self.stdout, flush=True)
         elif not self.quiet and self._bar is None:
             self._say(f"pressroom: wrote {where} ({_human_size(output.size)})")
+        if not self.quiet:
+            for warning in output.warnings:
+                self._say(f"pressroom: warning: {warning}")
         self.written += 1
         self._advance()
 
@@ -123,6 +127,8 @@ def plan(args: argparse.Namespace) -> list[Item]:
     if args.json and args.output == STDIN:
         raise InvalidOption("--json and '-o -' would both write to standard output", "Write the output to a file")
     timeout = args.timeout
+    if args.command == "merge":
+        return [_merge_item(args, timeout)]
     if args.command == "screenshot":
         image_type = _image_type(args)
         options = cli.image_options(args, image_type)
@@ -147,7 +153,7 @@ def plan(args: argparse.Namespace) -> list[Item]:
         footer = _read_text(args.footer, "--footer") if args.footer else None
         pdf = cli.pdf_options(args, header, footer)
         extension = ".pdf"
-        _warn_if_not_pdf(args)
+        _warn_if_not_pdf(_single_file_output(args))
 
         def build(html: str, base: str, name: str) -> Job:
             return HtmlToPdf(html, pdf, wait_options, base, name, timeout)
@@ -175,6 +181,33 @@ def plan(args: argparse.Namespace) -> list[Item]:
     return [Item(text, dest, html_job(text)) for text, dest in zip(args.inputs, destinations, strict=True)]
 
 
+def _merge_item(args: argparse.Namespace, timeout: float | None) -> Item:
+    passwords: dict[str, str] = {}
+    for given in args.password:
+        name, equals, secret = given.partition("=")
+        if not equals or not name:
+            raise InvalidOption("--password takes FILE=SECRET", "Write e.g. --password report.pdf=secret")
+        passwords[name] = secret
+    sources = merge_inputs.expand(args.inputs)
+    if args.sort:
+        sources = merge_inputs.sort_sources(sources, merge_inputs.SortOrder(args.sort))
+    sources = merge_inputs.with_passwords(sources, passwords)
+    (destination,) = _destinations(args, ["merged"], ".pdf")  # one output, whatever the number of inputs
+    if destination is not None:
+        _warn_if_not_pdf(destination)
+        target = destination.resolve()
+        for source in sources:
+            if not source.is_url and Path(source.location).resolve() == target:
+                raise InvalidOption(
+                    f"the output {destination} is also an input", "Inputs are never overwritten: choose another output"
+                )
+    job = MergePdfs(
+        tuple(sources), BookmarkMode(args.bookmarks), args.title, destination.stem if destination else "merged", timeout
+    )
+    label = ", ".join(args.inputs) if len(args.inputs) <= 3 else f"{args.inputs[0]} and {len(args.inputs) - 1} more"
+    return Item(label, destination, lambda: job)
+
+
 def _single_file_output(args: argparse.Namespace) -> Path | None:
     """The output file named by -o, when there is exactly one (not stdout, not a folder)."""
     if len(args.inputs) != 1 or args.output == STDIN or Path(args.output).is_dir():
@@ -200,8 +233,7 @@ def _image_type(args: argparse.Namespace) -> ImageType:
     return implied or ImageType.PNG
 
 
-def _warn_if_not_pdf(args: argparse.Namespace) -> None:
-    output = _single_file_output(args)
+def _warn_if_not_pdf(output: Path | None) -> None:
     if output is not None and output.suffix and output.suffix.lower() != ".pdf":
         log.warning("warning: %s will hold a PDF, whatever its extension says", output)
 

@@ -10,6 +10,7 @@ from typing import NoReturn, TypeVar
 from app import __version__
 from app.core.errors import InvalidOption, PressroomError
 from app.core.jobs import (
+    BookmarkMode,
     ImageOptions,
     ImageType,
     Length,
@@ -21,6 +22,7 @@ from app.core.jobs import (
     WaitUntil,
     parse_page_ranges,
 )
+from app.core.merge_inputs import SortOrder
 
 T = TypeVar("T")
 
@@ -30,6 +32,7 @@ examples:
   pressroom html2pdf reports/*.html -o pdfs/ --format Letter --margin 15mm
   cat page.html | pressroom html2png - -o page.png --full-page --scale 2
   pressroom screenshot https://example.com -o example.png --wait-until networkidle
+  pressroom merge cover.pdf chapters/ appendix.pdf:1-4 -o book.pdf
 
 exit status: 0 success, 1 the operation failed, 2 bad usage or input
 """
@@ -230,6 +233,46 @@ def build_parser() -> Parser:
     load.add_argument("--no-scroll", action="store_true", help="do not scroll through the page for lazy content first")
     _add_wait(shot, expression=True)
     _add_globals(shot, suppress=True)
+
+    merge = commands.add_parser(
+        "merge",
+        help="merge PDFs into one",
+        description="Merge PDF files, folders of PDFs and PDFs on the web into one PDF, in the order given.",
+        epilog="examples:\n  pressroom merge cover.pdf report.pdf:2-5 appendix/ -o book.pdf\n"
+        "  pressroom merge scans/ -o scans.pdf --sort natural --bookmarks per-file\n"
+        "  pressroom merge https://example.com/a.pdf b.pdf --password b.pdf=secret -o ab.pdf",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    merge.add_argument(
+        "inputs",
+        nargs="+",
+        metavar="INPUT",
+        help="a PDF file, a folder (its PDFs in natural order) or an http(s) URL; add :PAGES to take only "
+        "some pages, in that order, e.g. report.pdf:1-3,7,10-",
+    )
+    merge.add_argument("-o", "--output", required=True, metavar="OUT.pdf", help="the merged PDF ('-' for standard output)")
+    merge.add_argument(
+        "--sort",
+        type=_enum_choice(SortOrder),
+        metavar="natural|name|modified",
+        help="sort the inputs (by file name, numbers by value; by name; oldest first) instead of keeping their order",
+    )
+    merge.add_argument(
+        "--bookmarks",
+        type=_enum_choice(BookmarkMode),
+        metavar="keep|per-file|none",
+        default="keep",
+        help="keep each input's bookmarks (default); per-file: one entry per input with its bookmarks inside; none",
+    )
+    merge.add_argument(
+        "--password",
+        action="append",
+        default=[],
+        metavar="FILE=SECRET",
+        help="the password of an encrypted input (repeat for several)",
+    )
+    merge.add_argument("--title", help="the title of the merged PDF")
+    _add_globals(merge, suppress=True)
     return parser
 
 

@@ -9,7 +9,9 @@ a person understands) and a ``hint`` (what to do about it); ``str(error)`` joins
     │   ├── InvalidOption           an option value is malformed or out of range
     │   ├── SourceNotFound          an input file or folder does not exist or cannot be read
     │   ├── InvalidUrl              an address that is not a usable http(s)/file URL
-    │   └── OutputNotWritable       the output cannot be written where it was asked for
+    │   ├── OutputNotWritable       the output cannot be written where it was asked for
+    │   ├── UnreadablePdf           an input is not a PDF, or too damaged to repair
+    │   └── PdfPasswordError        an encrypted input needs a (different) password
     └── OperationError              the request was fine, the work failed              (CLI exit 1)
         ├── PageLoadError           a page could not be loaded (unreachable, HTTP error status)
         ├── RenderError             the browser failed to produce the output (e.g. the page crashed)
@@ -63,6 +65,14 @@ class InvalidUrl(InputError):
 
 class OutputNotWritable(InputError):
     """The output cannot be written where it was asked for."""
+
+
+class UnreadablePdf(InputError):
+    """An input is not a PDF file, or is too damaged to be repaired."""
+
+
+class PdfPasswordError(InputError):
+    """An encrypted input cannot be opened without its password, or the password given is wrong."""
 
 
 class OperationError(PressroomError):

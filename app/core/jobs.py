@@ -265,7 +265,55 @@ class Screenshot:
         _check_timeout(self.timeout)
 
 
-Job = HtmlToPdf | HtmlToImage | Screenshot
+class BookmarkMode(StrEnum):
+    """What a merge does with the inputs' outlines (bookmarks)."""
+
+    KEEP = "keep"  # each input's outline, pointing at its pages in the result
+    PER_FILE = "per-file"  # one top-level entry per input (its title, else its file name), its outline inside
+    NONE = "none"
+
+
+@dataclass(frozen=True, slots=True)
+class MergeSource:
+    """One input of a merge: a PDF file or an http(s) URL, optionally some of its pages."""
+
+    location: str  # a file path, or an http(s):// URL
+    pages: str = ""  # pages to take, in this order: "1-3,7,10-"; empty: all
+    password: str | None = field(default=None, repr=False)  # to open an encrypted input
+
+    def __post_init__(self) -> None:
+        if not self.location.strip():
+            raise InvalidOption("a merge input is empty", "Give a PDF file, a folder or an http(s):// URL")
+        object.__setattr__(self, "pages", parse_page_ranges(self.pages))
+
+    @property
+    def is_url(self) -> bool:
+        return self.location.startswith(("http://", "https://"))
+
+    @property
+    def display_name(self) -> str:
+        """The file name, for messages and per-file bookmarks."""
+        tail = self.location.split("?", 1)[0].rstrip("/").replace("\\", "/").rsplit("/", 1)[-1]
+        return tail or self.location
+
+
+@dataclass(frozen=True, slots=True)
+class MergePdfs:
+    """Merge PDFs into one, in the order given."""
+
+    sources: tuple[MergeSource, ...]
+    bookmarks: BookmarkMode = BookmarkMode.KEEP
+    title: str | None = None  # the result's title; None: the first input's title, if it has one
+    name: str = "merged"
+    timeout: float | None = None  # seconds for the whole merge; None: no limit (downloads have their own)
+
+    def __post_init__(self) -> None:
+        if not self.sources:
+            raise InvalidOption("nothing to merge", "Give at least one PDF")
+        _check_timeout(self.timeout)
+
+
+Job = HtmlToPdf | HtmlToImage | Screenshot | MergePdfs
 
 
 def _check_timeout(timeout: float | None) -> None:

@@ -6,49 +6,16 @@ command, minus browser start-up); a few run the real ``python -m app`` to check 
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from app.cli import main
-from app.engines.local import LocalEngine
+from tests.cli.conftest import Run, _env, leftovers, write
 from tests.conftest import TestSite, close_to, image, page_size_mm, pdf_text, rgb
-
-ROOT = Path(__file__).parent.parent.parent
-
-Run = Callable[..., tuple[int, str, str]]
-
-
-@pytest.fixture
-def run(engine: LocalEngine, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Run:
-    """``run("html2pdf", "a.html", "-o", "a.pdf")`` -> (exit status, stdout, stderr), in tmp_path."""
-    monkeypatch.chdir(tmp_path)
-
-    def invoke(*argv: str, stdin: bytes | None = None) -> tuple[int, str, str]:
-        if stdin is not None:
-            monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
-        status = main(list(argv), engine=engine)
-        captured = capsys.readouterr()
-        return status, captured.out, captured.err
-
-    return invoke
-
-
-def write(path: Path, html: str) -> Path:
-    path.write_text(html, encoding="utf-8")
-    return path
-
-
-def leftovers(folder: Path) -> list[str]:
-    """Temporary files an atomic write would leave if it went wrong."""
-    return [p.name for p in folder.rglob("*") if p.name.endswith(".part")]
-
 
 # -- html2pdf --------------------------------------------------------------------------------------
 
@@ -329,10 +296,6 @@ def test_failed_run_keeps_the_old_file_whole(run: Run, tmp_path: Path) -> None:
     assert status == 1
     assert (tmp_path / "keep.pdf").read_bytes() == b"%PDF-1.4 previous version"
     assert leftovers(tmp_path) == []
-
-
-def _env() -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(ROOT)}
 
 
 def test_real_command_errors_are_one_line(tmp_path: Path) -> None:

@@ -16,6 +16,8 @@ class LocalEngineConfig:
     context_jobs: int = 100  # a pooled page gets a fresh browser context after this many jobs
     browser_jobs: int = 2000  # the browser is restarted after this many jobs
     launch_timeout: float = 60.0
+    download_limit_mb: int = 200  # merges: largest PDF fetched from a URL
+    download_timeout: float = 30.0  # merges: seconds to connect to a URL, and between pieces of data
 
     def __post_init__(self) -> None:
         if self.concurrency < 1:

@@ -1,39 +1,24 @@
-"""``LocalEngine``: the ``Engine`` interface over a warm Chromium, on a thread of its own.
+"""``LocalEngine``: the ``Engine`` interface over this computer - a warm Chromium, and pikepdf for merges.
 
-The browser and its page pool live on a private asyncio loop in a daemon thread; callers on any thread
-get ``concurrent.futures.Future`` objects. Cancelling such a future cancels the job's task on the loop,
-which closes the page the job was using, so Chromium really stops working on it.
-
-Playwright is imported on the engine thread, the first time the engine starts, so that importing this
-module (``pressroom --help``, the GUI's start-up) stays fast and the caller can go on reading its inputs
-while the browser starts.
+Browser jobs run on the browser's own thread (``browser_thread.py``, started with the first of them).
+Merges need no browser: they run on worker threads, and never import Playwright or start Chromium. Every
+job's future can be cancelled at any time, and cancelling stops the work itself.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import logging
 import threading
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from app.core.errors import BrowserError
-from app.core.jobs import Job
+from app.core.errors import BrowserError, JobTimeout
+from app.core.jobs import Job, MergePdfs
 from app.core.results import Output
 from app.engines.local.config import BrowserInfo, LocalEngineConfig
 
 if TYPE_CHECKING:
-    from app.engines.local.pool import BrowserPool
-
-
-log = logging.getLogger("pressroom.engine")
-
-
-def _log_stray_error(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
-    """Errors nobody awaited (e.g. Playwright's, when the driver dies on Ctrl+C) go to the debug log."""
-    log.debug("engine loop: %s", context.get("message"), exc_info=context.get("exception"))
+    from app.engines.local.browser_thread import BrowserThread
 
 
 class LocalEngine:
@@ -42,48 +27,43 @@ class LocalEngine:
     def __init__(self, config: LocalEngineConfig | None = None) -> None:
         self.config = config or LocalEngineConfig()
         self._lock = threading.Lock()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
-        self._pool: asyncio.Future[BrowserPool] | None = None
+        self._browser: BrowserThread | None = None
+        self._workers: ThreadPoolExecutor | None = None
+        self._merges: set[threading.Event] = set()  # the cancel switches of merges under way
         self._closed = False
 
     def __repr__(self) -> str:
-        state = "closed" if self._closed else "running" if self._thread else "idle"
+        state = "closed" if self._closed else "running" if self._browser or self._workers else "idle"
         return f"<LocalEngine {state} concurrency={self.config.concurrency}>"
 
     # -- Engine --------------------------------------------------------------------------------------
 
     def submit(self, job: Job) -> Future[Output]:
-        loop = self._ensure_loop()
-        return asyncio.run_coroutine_threadsafe(self._run(job), loop)
+        if isinstance(job, MergePdfs):
+            return self._submit_merge(job)
+        return self._browser_thread().submit(job)
 
     def start(self) -> Future[BrowserInfo]:
-        """Start the browser now (it otherwise starts with the first job); the future gives its details."""
-        loop = self._ensure_loop()
-        return asyncio.run_coroutine_threadsafe(self._start(), loop)
+        """Start the browser now (it otherwise starts with the first browser job); the future gives its details."""
+        return self._browser_thread().start()
 
     @property
     def browser(self) -> BrowserInfo | None:
         """The running browser, once started."""
-        pool = self._pool
-        if pool is None or not pool.done() or pool.cancelled() or pool.exception():
-            return None
-        return pool.result().info
+        return self._browser.info if self._browser is not None else None
 
     def close(self) -> None:
         with self._lock:
             if self._closed:
                 return
             self._closed = True
-            loop, thread = self._loop, self._thread
-        if loop is None or thread is None:
-            return
-        if not loop.is_closed():
-            shutdown = asyncio.run_coroutine_threadsafe(self._shutdown(), loop)
-            with contextlib.suppress(Exception):  # closing must not raise; the browser dies with its driver anyway
-                shutdown.result(timeout=30)
-            loop.call_soon_threadsafe(loop.stop)
-        thread.join(timeout=10)
+            browser, workers = self._browser, self._workers
+            for cancelled in self._merges:
+                cancelled.set()
+        if browser is not None:
+            browser.close()
+        if workers is not None:
+            workers.shutdown(wait=True, cancel_futures=True)
 
     def __enter__(self) -> LocalEngine:
         return self
@@ -91,57 +71,69 @@ class LocalEngine:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         self.close()
 
-    # -- the loop thread -----------------------------------------------------------------------------
+    # -- internals -----------------------------------------------------------------------------------
 
-    def _ensure_loop(self) -> asyncio.AbstractEventLoop:
+    def _check_open(self) -> None:
+        if self._closed:
+            raise BrowserError("the local engine has been closed", "Create a new engine")
+
+    def _browser_thread(self) -> BrowserThread:
         with self._lock:
-            if self._closed:
-                raise BrowserError("the local engine has been closed", "Create a new engine")
-            if self._loop is None:
-                loop = asyncio.new_event_loop()
-                ready = threading.Event()
-                self._thread = threading.Thread(target=self._serve, args=(loop, ready), name="pressroom-engine", daemon=True)
-                self._thread.start()
-                ready.wait()
-                self._loop = loop
-            return self._loop
+            self._check_open()
+            if self._browser is None:
+                from app.engines.local.browser_thread import BrowserThread
 
-    def _serve(self, loop: asyncio.AbstractEventLoop, ready: threading.Event) -> None:
-        asyncio.set_event_loop(loop)
-        loop.set_exception_handler(_log_stray_error)
-        self._pool = loop.create_future()
-        loop.call_soon(self._create_pool)
-        ready.set()
-        try:
-            loop.run_forever()
-        finally:
-            loop.close()
+                self._browser = BrowserThread(self.config)
+            return self._browser
 
-    def _create_pool(self) -> None:
-        assert self._pool is not None
-        try:
-            from app.engines.local.pool import BrowserPool  # imports Playwright, on this thread
+    def _submit_merge(self, job: MergePdfs) -> Future[Output]:
+        """Run a merge on a worker thread; cancelling the future (or the job's timeout) stops it.
 
-            self._pool.set_result(BrowserPool(self.config))
-        except Exception as exc:
-            self._pool.set_exception(BrowserError(f"the local engine cannot start: {exc}", "Reinstall Pressroom"))
+        The future stays "pending" until the result is there, so ``cancel()`` works at any moment; a
+        callback then flips the switch the merge checks between files and while it writes.
+        """
+        from app.engines.local.download import Downloader
+        from app.engines.local.merge import MergeCancelled, merge_pdfs
 
-    async def _run(self, job: Job) -> Output:
-        assert self._pool is not None
-        pool = await asyncio.shield(self._pool)
-        return await pool.run(job)
+        future: Future[Output] = Future()
+        cancelled, timed_out = threading.Event(), threading.Event()
+        future.add_done_callback(lambda done: cancelled.set() if done.cancelled() else None)
+        downloader = Downloader(max_bytes=self.config.download_limit_mb * 2**20, timeout=self.config.download_timeout)
 
-    async def _start(self) -> BrowserInfo:
-        assert self._pool is not None
-        pool = await asyncio.shield(self._pool)
-        return await pool.start()
+        def work() -> None:
+            def time_out() -> None:
+                timed_out.set()
+                cancelled.set()
 
-    async def _shutdown(self) -> None:
-        if self._pool is not None and self._pool.done() and not self._pool.exception():
-            await self._pool.result().close()
-        # Whatever is left (a browser still starting, Playwright's own tasks) ends before the loop does.
-        leftovers = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
-        for task in leftovers:
-            task.cancel()
-        if leftovers:
-            await asyncio.wait(leftovers, timeout=5)
+            timer = None
+            if job.timeout is not None:
+                timer = threading.Timer(job.timeout, time_out)
+                timer.daemon = True
+                timer.start()
+            try:
+                output = merge_pdfs(job, downloader, cancelled)
+            except MergeCancelled:
+                if timed_out.is_set() and future.set_running_or_notify_cancel():
+                    future.set_exception(JobTimeout(f"the merge did not finish within {job.timeout:g} s", "Raise the timeout"))
+                elif not future.cancelled() and future.set_running_or_notify_cancel():  # the engine closed
+                    future.set_exception(BrowserError("the engine was closed during the merge", "Run it again"))
+                return
+            except BaseException as exc:
+                if future.set_running_or_notify_cancel():
+                    future.set_exception(exc)
+                return
+            finally:
+                if timer is not None:
+                    timer.cancel()
+                with self._lock:
+                    self._merges.discard(cancelled)
+            if future.set_running_or_notify_cancel():
+                future.set_result(output)
+
+        with self._lock:
+            self._check_open()
+            if self._workers is None:
+                self._workers = ThreadPoolExecutor(max_workers=2, thread_name_prefix="pressroom-merge")
+            self._merges.add(cancelled)
+            self._workers.submit(work)
+        return future

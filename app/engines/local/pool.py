@@ -31,7 +31,7 @@ from playwright.async_api import Browser, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
 from app.core.errors import BrowserError, InputError, JobTimeout, PressroomError, RenderError
-from app.core.jobs import HtmlToImage, Job, Screenshot
+from app.core.jobs import HtmlToImage, HtmlToPdf, Job, Screenshot
 from app.core.results import Output
 from app.engines.local.config import BrowserInfo, LocalEngineConfig
 from app.engines.local.discovery import INSTALL_HINT, BrowserCandidate, find_browsers
@@ -336,7 +336,7 @@ class BrowserPool:
         for idle in [slot for slot in self._idle if slot.crashed]:  # a page can die while it waits
             self._discard(idle)
         scale = job.options.scale if isinstance(job, HtmlToImage | Screenshot) else 1.0
-        wanted_home = None if isinstance(job, Screenshot) else home_for(job.base_url, self._file_home)
+        wanted_home = home_for(job.base_url, self._file_home) if isinstance(job, HtmlToPdf | HtmlToImage) else None
 
         def fitness(slot: Slot) -> int:
             return (slot.scale == scale) * 2 + (slot.home == wanted_home and not slot.dirty)

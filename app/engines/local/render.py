@@ -48,6 +48,8 @@ _ACTIVE_CONTENT = re.compile(
 # script; a document with none of these has no font to wait for, and the round trip is skipped.
 _MAY_LOAD_FONTS = re.compile(r"@font-face|@import|<\s*link\b|<\s*script\b", re.IGNORECASE)
 
+_HAS_TITLE = re.compile(r"<title\b", re.IGNORECASE)
+
 _SCROLL_THROUGH = """
 async ({ maxSteps, imageWaitMs }) => {
   const root = document.scrollingElement || document.documentElement;
@@ -261,6 +263,9 @@ async def html_to_pdf(slot: Slot, job: HtmlToPdf, deadline: Deadline) -> Output:
     await emulate(slot, viewport=None, media_type="screen" if options.media is MediaType.SCREEN else None, scheme="light")
     await load_html(slot, job.html, job.base_url, job.wait, deadline)
     await wait_for(slot, job.wait, deadline)
+    if not _HAS_TITLE.search(job.html):
+        # Chromium titles an untitled document after its address: "blank.html", "about:blank".
+        await step("naming the document", slot.page.evaluate("t => { if (!document.title) document.title = t; }", job.name))
     data = await step("printing the PDF", slot.page.pdf(**pdf_arguments(job)))
     return Output(data, media.PDF, f"{job.name}.pdf")
 
