@@ -1,5 +1,7 @@
 """All of Pressroom's benchmarks in one run; prints each line as it is measured, then a summary.
 
+Needs qpdf (Debian: apt-get install qpdf) for the merge reference.
+
 usage: python benchmarks/run_all.py [--quick]   (--quick skips the 1000-job soak)
 """
 
@@ -10,6 +12,7 @@ import sys
 
 import bench_batch
 import bench_cold
+import bench_merge
 import bench_warm
 import soak
 from common import browser_executable
@@ -23,7 +26,7 @@ def main() -> None:
         f"browser {browser_executable() or 'Playwright Chromium'}",
         flush=True,
     )
-    lines = [bench_warm.main(), bench_batch.main(), bench_cold.main()]
+    lines = [bench_warm.main(), bench_batch.main(), bench_cold.main(), *bench_merge.main()]
     if "--quick" not in sys.argv:
         lines.append(soak.main())
     print("\n# summary")
