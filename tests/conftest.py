@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -55,6 +57,7 @@ class TestSite:
     /ping             counts its hits (``site.hits("/ping")``)
     /cookie           sets a cookie ``visited=yes``
     /echo-cookie      a page whose text is the Cookie header it got
+    /echo             a page showing the request's headers as JSON (in <pre id=headers>)
     """
 
     __test__ = False
@@ -88,6 +91,10 @@ class TestSite:
                     return self._send(200, b"pong", "text/plain")
                 if parts.path == "/cookie":
                     return self._send(200, b"<p>cookie set</p>", extra={"Set-Cookie": "visited=yes; Path=/"})
+                if parts.path == "/echo":
+                    headers = {key.lower(): value for key, value in self.headers.items()}
+                    body = json.dumps(headers, sort_keys=True)
+                    return self._send(200, f"<pre id=headers>{html.escape(body)}</pre>".encode())
                 if parts.path == "/echo-cookie":
                     cookie = self.headers.get("Cookie") or "no-cookie"
                     return self._send(200, f"<p id=c>{cookie}</p>".encode())

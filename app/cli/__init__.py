@@ -21,6 +21,7 @@ The Pressroom window is not part of this version yet; the commands are:
   pressroom html2png INPUT... -o OUT     HTML to PNG, JPEG or WebP
   pressroom screenshot URL... -o OUT     screenshot of a web page
   pressroom merge INPUT... -o OUT.pdf    merge PDFs (files, folders, URLs)
+  pressroom script SCRIPT.js -o OUT.png  run a Puppeteer-style script
 See 'pressroom --help' and 'pressroom COMMAND --help'."""
 
 

@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import IO, Any
 
 from app.cli import parser as cli
-from app.core import merge_inputs
+from app.core import media, merge_inputs
 from app.core.engine import Engine
 from app.core.errors import InputError, InvalidOption, PressroomError
 from app.core.files import decode_html, read_input, write_atomic
-from app.core.jobs import BookmarkMode, HtmlToImage, HtmlToPdf, ImageType, Job, MergePdfs, Screenshot, WaitUntil
+from app.core.jobs import BookmarkMode, HtmlToImage, HtmlToPdf, ImageType, Job, MergePdfs, RunScript, Screenshot, WaitUntil
 from app.core.results import Output
 from app.core.urls import folder_url, name_from_url, normalize_url
 
@@ -37,6 +37,7 @@ class Item:
     label: str
     destination: Path | None
     make_job: Callable[[], Job]
+    result_path: Path | None = None  # scripts: where the return value goes, as JSON
 
 
 class Console:
@@ -69,6 +70,9 @@ class Console:
         elif not self.quiet and self._bar is None:
             self._say(f"pressroom: wrote {where} ({_human_size(output.size)})")
         if not self.quiet:
+            for line in output.console:
+                level, _, text = line.partition(": ")
+                self._say(f"[{level}] {text}")
             for warning in output.warnings:
                 self._say(f"pressroom: warning: {warning}")
         self.written += 1
@@ -122,11 +126,13 @@ def _human_size(size: int) -> str:
 
 def plan(args: argparse.Namespace) -> list[Item]:
     """Validate everything that can be validated without doing the work, and list the items."""
-    if args.inputs.count(STDIN) > 1:
-        raise InvalidOption("standard input ('-') can be read only once", "Give '-' a single time")
     if args.json and args.output == STDIN:
         raise InvalidOption("--json and '-o -' would both write to standard output", "Write the output to a file")
     timeout = args.timeout
+    if args.command == "script":
+        return [_script_item(args, timeout)]
+    if args.inputs.count(STDIN) > 1:
+        raise InvalidOption("standard input ('-') can be read only once", "Give '-' a single time")
     if args.command == "merge":
         return [_merge_item(args, timeout)]
     if args.command == "screenshot":
@@ -206,6 +212,22 @@ def _merge_item(args: argparse.Namespace, timeout: float | None) -> Item:
     )
     label = ", ".join(args.inputs) if len(args.inputs) <= 3 else f"{args.inputs[0]} and {len(args.inputs) - 1} more"
     return Item(label, destination, lambda: job)
+
+
+def _script_item(args: argparse.Namespace, timeout: float | None) -> Item:
+    if args.source == STDIN:
+        source, stem = sys.stdin.read(), "script"
+    else:
+        path = Path(args.source)
+        source, stem = decode_html(read_input(path), str(path)), path.stem
+    if args.result and args.output != STDIN and Path(args.result).resolve() == Path(args.output).resolve():
+        raise InvalidOption("--result and -o name the same file", "Give the return value a file of its own")
+    if args.result and not Path(args.result).resolve().parent.is_dir():
+        raise InvalidOption(f"the folder of --result {args.result} does not exist", "Create it first")
+    url = normalize_url(args.url) if args.url else None
+    job = RunScript(source, url, args.full_page, stem, timeout)
+    (destination,) = _destinations(argparse.Namespace(output=args.output, inputs=[args.source]), [stem], ".png")
+    return Item(args.source, destination, lambda: job, result_path=Path(args.result) if args.result else None)
 
 
 def _single_file_output(args: argparse.Namespace) -> Path | None:
@@ -336,6 +358,13 @@ def execute(engine: Engine, items: list[Item], console: Console, window: int) ->
 
 
 def _deliver(item: Item, output: Output) -> None:
+    if item.result_path is not None:
+        value = json.loads(output.result) if output.result is not None else None
+        write_atomic(item.result_path, (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode())
+    suffix = item.destination.suffix.lower() if item.destination is not None else ""
+    expected = media.EXTENSIONS.get(output.media_type, "")
+    if suffix and suffix != expected and not (suffix == ".jpeg" and expected == ".jpg"):
+        log.warning("warning: %s holds %s data, which is what the script returned", item.destination, output.media_type)
     if item.destination is None:
         sys.stdout.buffer.write(output.data)
         sys.stdout.buffer.flush()

@@ -273,6 +273,25 @@ def build_parser() -> Parser:
     )
     merge.add_argument("--title", help="the title of the merged PDF")
     _add_globals(merge, suppress=True)
+
+    script = commands.add_parser(
+        "script",
+        help="run a Puppeteer-style script, get a PNG of the page",
+        description="Run the body of a Puppeteer script with `page` in scope (top-level await works) on the embedded "
+        "browser. The output is a PNG of the page when the script ends - or, if the script returns bytes "
+        "(e.g. return await page.pdf()), those bytes.",
+        epilog="example script:\n  await page.setViewport({ width: 800, height: 600 });\n"
+        "  await page.goto('https://example.com');\n  return await page.title();",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    script.add_argument("source", metavar="SCRIPT.js", help="the script file, or '-' for standard input")
+    script.add_argument(
+        "-o", "--output", required=True, metavar="OUT.png", help="where the PNG (or returned file) goes; '-' for standard output"
+    )
+    script.add_argument("--url", metavar="START", help="open this address before the script starts (default: a blank page)")
+    script.add_argument("--full-page", action="store_true", help="the final PNG shows the whole page, not only the viewport")
+    script.add_argument("--result", metavar="FILE", help="write the script's return value here, as JSON")
+    _add_globals(script, suppress=True)
     return parser
 
 

@@ -11,11 +11,13 @@ a person understands) and a ``hint`` (what to do about it); ``str(error)`` joins
     │   ├── InvalidUrl              an address that is not a usable http(s)/file URL
     │   ├── OutputNotWritable       the output cannot be written where it was asked for
     │   ├── UnreadablePdf           an input is not a PDF, or too damaged to repair
-    │   └── PdfPasswordError        an encrypted input needs a (different) password
+    │   ├── PdfPasswordError        an encrypted input needs a (different) password
+    │   └── ScriptSyntaxError       a script does not parse (line and column in the message)
     └── OperationError              the request was fine, the work failed              (CLI exit 1)
         ├── PageLoadError           a page could not be loaded (unreachable, HTTP error status)
         ├── RenderError             the browser failed to produce the output (e.g. the page crashed)
         ├── JobTimeout              the job ran past its time limit
+        ├── ScriptFailed            a script threw (its message and line in the message)
         └── BrowserError            the browser could not be started or stopped unexpectedly
             └── BrowserNotFound     no usable Chromium/Chrome/Edge was found
 
@@ -75,6 +77,10 @@ class PdfPasswordError(InputError):
     """An encrypted input cannot be opened without its password, or the password given is wrong."""
 
 
+class ScriptSyntaxError(InputError):
+    """A script does not parse."""
+
+
 class OperationError(PressroomError):
     """The request was fine but the work failed."""
 
@@ -91,6 +97,10 @@ class RenderError(OperationError):
 
 class JobTimeout(OperationError):
     """The job did not finish within its time limit."""
+
+
+class ScriptFailed(OperationError):
+    """A script threw an error, or returned something that cannot be reported."""
 
 
 class BrowserError(OperationError):

@@ -313,7 +313,23 @@ class MergePdfs:
         _check_timeout(self.timeout)
 
 
-Job = HtmlToPdf | HtmlToImage | Screenshot | MergePdfs
+@dataclass(frozen=True, slots=True)
+class RunScript:
+    """Run a Puppeteer-style script (the body of an async function with ``page`` in scope)."""
+
+    source: str = field(repr=False)
+    url: str | None = None  # where the page is before the script starts; None: about:blank
+    full_page: bool = False  # the screenshot taken when the script ends
+    name: str = "script"
+    timeout: float | None = None
+
+    def __post_init__(self) -> None:
+        if not self.source.strip():
+            raise InvalidOption("the script is empty", "Give a script such as: await page.goto('https://example.com');")
+        _check_timeout(self.timeout)
+
+
+Job = HtmlToPdf | HtmlToImage | Screenshot | MergePdfs | RunScript
 
 
 def _check_timeout(timeout: float | None) -> None:

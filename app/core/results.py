@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -21,7 +22,8 @@ class Output:
     height: int | None = None
     seconds: float = 0.0  # time the engine spent on the job
     warnings: tuple[str, ...] = ()
-    console: tuple[str, ...] = ()
+    console: tuple[str, ...] = ()  # a script's console messages, "level: text"
+    result: str | None = None  # a script's return value, as JSON text
 
     @classmethod
     def from_bytes(cls, data: bytes, stem: str, **extra: Any) -> Output:
@@ -54,6 +56,10 @@ class Output:
         info["seconds"] = round(self.seconds, 3)
         if self.warnings:
             info["warnings"] = list(self.warnings)
+        if self.console:
+            info["console"] = list(self.console)
+        if self.result is not None:
+            info["result"] = json.loads(self.result)
         return info
 
     def __repr__(self) -> str:

@@ -30,13 +30,22 @@ from typing import Any
 from playwright.async_api import Browser, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
-from app.core.errors import BrowserError, InputError, JobTimeout, PressroomError, RenderError
-from app.core.jobs import HtmlToImage, HtmlToPdf, Job, Screenshot
+from app.core.errors import (
+    BrowserError,
+    InputError,
+    JobTimeout,
+    PageLoadError,
+    PressroomError,
+    RenderError,
+    ScriptFailed,
+)
+from app.core.jobs import HtmlToImage, HtmlToPdf, Job, RunScript, Screenshot
 from app.core.results import Output
 from app.engines.local.config import BrowserInfo, LocalEngineConfig
 from app.engines.local.discovery import INSTALL_HINT, BrowserCandidate, find_browsers
 from app.engines.local.errors import first_line, is_browser_gone, translate
 from app.engines.local.render import RENDERERS, Deadline, Slot, home_for, reset
+from app.engines.local.scripting import RunnerPool, run_script
 
 log = logging.getLogger("pressroom.engine")
 
@@ -133,6 +142,7 @@ class BrowserPool:
         self._background: set[asyncio.Task[Any]] = set()
         self._running: set[asyncio.Task[Any]] = set()
         self._warming: asyncio.Task[None] | None = None
+        self._runners = RunnerPool(keep=config.concurrency)
         self._closed = False
         self.info: BrowserInfo | None = None
         # The empty file that jobs with a file:// base URL are loaded into (see render.home_for).
@@ -186,8 +196,17 @@ class BrowserPool:
                         slot = await self._checkout(current, job)
                         started = deadline.loop.time()
                         try:
-                            output = await RENDERERS[type(job)](slot, job, deadline)
+                            if isinstance(job, RunScript):
+                                output = await run_script(slot, job, deadline, self._runners)
+                            else:
+                                output = await RENDERERS[type(job)](slot, job, deadline)
                         except BaseException as exc:
+                            if isinstance(exc, InputError | PageLoadError | ScriptFailed) and not slot.crashed:
+                                # The job's own fault (bad selector, 404, a script that threw): the
+                                # page is fine, and is reset and reused as after a success.
+                                handed_over = True
+                                self._spawn(self._checkin(slot))
+                                raise
                             self._discard(slot)
                             self._release_busy()
                             if slot.crashed and isinstance(exc, PlaywrightError | PressroomError):
@@ -225,6 +244,7 @@ class BrowserPool:
         await asyncio.gather(*self._running, return_exceptions=True)
         if self._background:
             await asyncio.wait(list(self._background), timeout=CLOSE_TIMEOUT)
+        await self._runners.close()
         if self._current is not None:
             await self._retire(self._current)
             self._current = None
@@ -399,7 +419,7 @@ class BrowserPool:
             async with asyncio.timeout(CLOSE_TIMEOUT):
                 await reset(slot)
                 slot.jobs += 1
-                if slot.jobs >= self._config.context_jobs:
+                if slot.jobs >= self._config.context_jobs or slot.tainted:
                     slot = await self._renew(slot, slot.scale)
             self._idle.append(slot)
         except Exception:

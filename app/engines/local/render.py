@@ -96,6 +96,7 @@ class Slot:
     networked: bool = False  # the document may have talked to web servers (and got cookies back)
     fonts_pending: bool = True  # the document may be loading web fonts
     crashed: bool = False
+    tainted: bool = False  # a script changed what a reset cannot restore (user agent, headers...)
     origins: set[str] = field(default_factory=set)  # web origins visited since the last reset
     _cdp: CDPSession | None = None
 
@@ -229,7 +230,7 @@ async def wait_for(slot: Slot, wait: WaitOptions, deadline: Deadline) -> None:
             await page.wait_for_function(wait.expression, timeout=deadline.ms)
         except PlaywrightError as exc:
             error = translate(exc, f"waiting for '{wait.expression}' to become true")
-            if isinstance(error, RenderError):  # the expression itself threw
+            if isinstance(error, RenderError) and not slot.crashed:  # the expression itself threw
                 raise InvalidOption(
                     f"the wait expression failed: {first_line(exc)}", "Fix the JavaScript of --wait-expression"
                 ) from exc
