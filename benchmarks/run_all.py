@@ -13,6 +13,7 @@ import sys
 import bench_batch
 import bench_cold
 import bench_merge
+import bench_remote
 import bench_script
 import bench_warm
 import soak
@@ -27,7 +28,14 @@ def main() -> None:
         f"browser {browser_executable() or 'Playwright Chromium'}",
         flush=True,
     )
-    lines = [bench_warm.main(), bench_batch.main(), bench_cold.main(), *bench_merge.main(), bench_script.main()]
+    lines = [
+        bench_warm.main(),
+        bench_batch.main(),
+        bench_cold.main(),
+        *bench_merge.main(),
+        bench_script.main(),
+        bench_remote.main(),
+    ]
     if "--quick" not in sys.argv:
         lines.append(soak.main())
     print("\n# summary")

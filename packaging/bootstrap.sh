@@ -100,11 +100,12 @@ if [ "$mode" = run ]; then
   exec "$venv/bin/pressroom" "$@"
 fi
 
-# Fonts the rendering tests look for, pdftoppm to see PDF pages as a reader does, fc-match to find fonts.
+# Fonts the rendering tests look for, pdftoppm to see PDF pages as a reader does, fc-match to find fonts,
+# and a real keychain for the key-store tests (gnome-keyring's Secret Service on a private D-Bus session).
 if command -v apt-get >/dev/null 2>&1; then
-  apt_install fonts-liberation fonts-noto-color-emoji fonts-noto-cjk fontconfig poppler-utils ||
-    die "could not install the test's system packages (fonts, poppler-utils)"
+  apt_install fonts-liberation fonts-noto-color-emoji fonts-noto-cjk fontconfig poppler-utils dbus gnome-keyring ||
+    die "could not install the test's system packages (fonts, poppler-utils, dbus, gnome-keyring)"
 else
-  say "not a Debian-like system: make sure the Liberation fonts and poppler's pdftoppm are installed"
+  say "not a Debian-like system: make sure the Liberation fonts, poppler's pdftoppm, dbus and gnome-keyring are installed"
 fi
 exec "$py" -m pytest "$@"

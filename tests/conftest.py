@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import html
 import io
 import json
@@ -178,6 +179,69 @@ def reports(engine: LocalEngine, tmp_path_factory: pytest.TempPathFactory) -> li
         path.write_bytes(output.data)
         paths.append(path)
     return paths
+
+
+# -- a real Secret Service -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def keychain(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """A real keychain: gnome-keyring's Secret Service, unlocked, on a private D-Bus session.
+
+    Yields the environment that reaches it (for subprocesses); this process uses it too for the session.
+    The user's own keyring is never touched (the daemon keeps its files in a temporary folder).
+    """
+    import keyring.core
+
+    for tool in ("dbus-daemon", "gnome-keyring-daemon"):
+        if not shutil.which(tool):
+            pytest.fail(f"the keychain tests need {tool} (Debian: dbus and gnome-keyring; packaging/bootstrap.sh installs them)")
+    home = tmp_path_factory.mktemp("keyring")
+    (home / "run").mkdir(mode=0o700)
+    bus = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--print-address=1"], stdout=subprocess.PIPE, text=True)
+    assert bus.stdout is not None
+    address = bus.stdout.readline().strip()
+    changes = {"DBUS_SESSION_BUS_ADDRESS": address, "XDG_DATA_HOME": str(home / "data"), "XDG_RUNTIME_DIR": str(home / "run")}
+    env = {**os.environ, **changes}
+    daemon = subprocess.Popen(
+        ["gnome-keyring-daemon", "--foreground", "--unlock", "--components=secrets"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+    assert daemon.stdin is not None
+    daemon.stdin.write(b"test-keyring-password")
+    daemon.stdin.close()
+    saved = {name: os.environ.get(name) for name in changes}
+    os.environ.update(changes)
+    try:
+        deadline = time.monotonic() + 15
+        while True:
+            keyring.core.init_backend()
+            backend = keyring.get_keyring()
+            try:
+                if "SecretService" in type(backend).__module__:
+                    keyring.get_password("pressroom-test-probe", "probe")
+                    break
+            except Exception:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"the Secret Service did not come up (keyring backend: {backend})")
+            time.sleep(0.2)
+        yield env
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        with contextlib.suppress(Exception):  # back to whatever this machine had (often no keychain)
+            keyring.core.init_backend()
+        daemon.terminate()
+        bus.terminate()
+        daemon.wait(10)
+        bus.wait(10)
 
 
 # -- reading outputs -------------------------------------------------------------------------------

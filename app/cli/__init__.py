@@ -22,6 +22,8 @@ The Pressroom window is not part of this version yet; the commands are:
   pressroom screenshot URL... -o OUT     screenshot of a web page
   pressroom merge INPUT... -o OUT.pdf    merge PDFs (files, folders, URLs)
   pressroom script SCRIPT.js -o OUT.png  run a Puppeteer-style script
+  pressroom key set|check|delete         the hosted service's API key
+  pressroom serve                        answer the hosted API on this computer
 See 'pressroom --help' and 'pressroom COMMAND --help'."""
 
 
@@ -64,6 +66,10 @@ def _run(args: object, engine: Engine | None) -> int:
 
     assert isinstance(args, argparse.Namespace)
     settings = Settings.load()
+    if args.command in ("key", "serve"):
+        from app.cli import service
+
+        return service.run(args, settings)
     items = plan(args)  # usage and option errors surface here, before anything starts
     kind = args.engine or settings["engine"]
     owned = engine is None or engine.name != kind

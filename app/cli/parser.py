@@ -292,6 +292,52 @@ def build_parser() -> Parser:
     script.add_argument("--full-page", action="store_true", help="the final PNG shows the whole page, not only the viewport")
     script.add_argument("--result", metavar="FILE", help="write the script's return value here, as JSON")
     _add_globals(script, suppress=True)
+
+    key = commands.add_parser(
+        "key",
+        help="the hosted service's API key (kept in the system keychain)",
+        description="Store, check or forget the API key of the hosted service.",
+    )
+    key_commands = key.add_subparsers(dest="key_command", metavar="ACTION", parser_class=Parser, required=True)
+    for name, text in (
+        (
+            "set",
+            "store the key in the system keychain; it is asked for (or read from standard input), never given as an argument",
+        ),
+        ("check", "ask the service about the key: workspace, request limit, dates (--json: the whole record)"),
+        ("delete", "forget the stored key"),
+    ):
+        action = key_commands.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".")
+        if name == "set":  # anything given here would be the key, in the shell's history: refused, never echoed
+            action.add_argument("given", nargs="*", help=argparse.SUPPRESS)
+        _add_globals(action, suppress=True)
+    _add_globals(key, suppress=True)
+
+    serve = commands.add_parser(
+        "serve",
+        help="answer the hosted service's API on this computer",
+        description="Serve the hosted service's interface (key check and the five operations) with the local engine.",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this computer only)")
+    serve.add_argument("--port", type=_number(int, 0, 65535), default=8787, help="port (default 8787; 0: any free port)")
+    serve.add_argument(
+        "--keys",
+        metavar="FILE",
+        help="accepted keys, one per line, each optionally followed by a name "
+        "(default: the key in the keychain or PRESSROOM_API_KEY)",
+    )
+    serve.add_argument(
+        "--allow-private-urls",
+        action="store_true",
+        help="let jobs reach this computer and private networks (off: public addresses only)",
+    )
+    serve.add_argument(
+        "--max-body-mb", type=_number(float, 0.001, 1024), default=16.0, help="largest request body (default 16 MB)"
+    )
+    serve.add_argument(
+        "--queue", type=_number(int, 1, 10000), default=32, help="jobs accepted at once; more get HTTP 429 (default 32)"
+    )
+    _add_globals(serve, suppress=True)
     return parser
 
 

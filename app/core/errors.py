@@ -12,14 +12,21 @@ a person understands) and a ``hint`` (what to do about it); ``str(error)`` joins
     │   ├── OutputNotWritable       the output cannot be written where it was asked for
     │   ├── UnreadablePdf           an input is not a PDF, or too damaged to repair
     │   ├── PdfPasswordError        an encrypted input needs a (different) password
-    │   └── ScriptSyntaxError       a script does not parse (line and column in the message)
+    │   ├── ScriptSyntaxError       a script does not parse (line and column in the message)
+    │   ├── NoApiKey                the hosted API needs a key and none is stored
+    │   ├── KeyRejected             the hosted API refused the key (HTTP 401/403)
+    │   └── RequestRejected         the hosted API refused the request (HTTP 400, 413)
     └── OperationError              the request was fine, the work failed              (CLI exit 1)
         ├── PageLoadError           a page could not be loaded (unreachable, HTTP error status)
         ├── RenderError             the browser failed to produce the output (e.g. the page crashed)
         ├── JobTimeout              the job ran past its time limit
         ├── ScriptFailed            a script threw (its message and line in the message)
-        └── BrowserError            the browser could not be started or stopped unexpectedly
-            └── BrowserNotFound     no usable Chromium/Chrome/Edge was found
+        ├── BrowserError            the browser could not be started or stopped unexpectedly
+        │   └── BrowserNotFound     no usable Chromium/Chrome/Edge was found
+        ├── ServiceError            the hosted API failed (5xx, an answer that is not a file...)
+        │   ├── ServiceUnreachable  it could not be reached (refused, DNS, TLS)
+        │   └── RateLimited         it said "too many requests" (HTTP 429) for too long
+        └── KeychainError           the system keychain is missing, locked or failing
 
 Cancellation is not an error: a cancelled job's future raises ``concurrent.futures.CancelledError``.
 """
@@ -81,6 +88,18 @@ class ScriptSyntaxError(InputError):
     """A script does not parse."""
 
 
+class NoApiKey(InputError):
+    """The hosted API needs a key and none is stored."""
+
+
+class KeyRejected(InputError):
+    """The hosted API refused the key."""
+
+
+class RequestRejected(InputError):
+    """The hosted API refused the request itself (bad request, too large)."""
+
+
 class OperationError(PressroomError):
     """The request was fine but the work failed."""
 
@@ -109,6 +128,22 @@ class BrowserError(OperationError):
 
 class BrowserNotFound(BrowserError):
     """No usable Chromium, Chrome or Edge executable was found."""
+
+
+class ServiceError(OperationError):
+    """The hosted API failed to do the work."""
+
+
+class ServiceUnreachable(ServiceError):
+    """The hosted API could not be reached."""
+
+
+class RateLimited(ServiceError):
+    """The hosted API kept answering "too many requests"."""
+
+
+class KeychainError(OperationError):
+    """The system keychain is missing, locked or failing."""
 
 
 def _one_line(text: str) -> str:

@@ -16,8 +16,7 @@ def create_engine(kind: str, settings: Settings) -> Engine:
 
         return LocalEngine(LocalEngineConfig.from_settings(settings))
     if kind == "remote":
-        raise InvalidOption(
-            "the remote engine (the hosted API) is not available in this version yet",
-            "Use the local engine: leave out --engine remote",
-        )
+        from app.engines.remote import RemoteConfig, RemoteEngine
+
+        return RemoteEngine(RemoteConfig.from_settings(settings))
     raise InvalidOption(f"unknown engine '{kind}'", f"Use one of: {', '.join(ENGINES)}")

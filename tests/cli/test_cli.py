@@ -271,7 +271,7 @@ def test_screenshot_command(run: Run, tmp_path: Path, site: TestSite) -> None:
         (["screenshot", "not a url", "-o", "x.png"], 2, "not a web address"),
         (["screenshot", "ftp://example.com/", "-o", "x.png"], 2, "not a web address"),
         (["screenshot", "http://127.0.0.1:9/", "-o", "x.png"], 1, "could not load"),
-        (["html2pdf", "ok.html", "-o", "x.pdf", "--engine", "remote"], 2, "remote engine"),
+        (["html2pdf", "ok.html", "-o", "x.pdf", "--engine", "remote"], 2, "execution URL is not set"),
         (["html2pdf", "ok.html"], 2, "-o/--output"),
         (["frobnicate"], 2, "invalid choice"),
     ],

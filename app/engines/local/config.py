@@ -18,6 +18,7 @@ class LocalEngineConfig:
     launch_timeout: float = 60.0
     download_limit_mb: int = 200  # merges: largest PDF fetched from a URL
     download_timeout: float = 30.0  # merges: seconds to connect to a URL, and between pieces of data
+    allow_private_urls: bool = True  # False (the server's default): jobs reach public addresses only
 
     def __post_init__(self) -> None:
         if self.concurrency < 1:

@@ -6,7 +6,9 @@ go to a scratch folder, not memory, so a merge of many large inputs stays small.
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from app import __version__
 from app.core.errors import InvalidOption, InvalidUrl, JobTimeout, PageLoadError, PressroomError, UnreadablePdf
+from app.engines.netguard import check_public
 
 if TYPE_CHECKING:
     import httpx
@@ -26,6 +29,7 @@ class Downloader:
     max_bytes: int = 200 * 2**20  # per file
     timeout: float = 30.0  # seconds to connect, and between two pieces of data
     parallel: int = 4
+    allow_private: bool = True  # False: only public addresses, checked at every redirect too (netguard)
 
     def fetch_all(self, urls: dict[int, str], folder: Path, cancelled: threading.Event) -> dict[int, Path]:
         """Download ``{index: url}`` into ``folder``; ``{index: file}``, or one error naming every failure."""
@@ -35,7 +39,7 @@ class Downloader:
         headers = {"User-Agent": f"Pressroom/{__version__}", "Accept": "application/pdf, */*;q=0.5"}
         results: dict[int, Path] = {}
         problems: list[PressroomError] = []
-        with httpx.Client(timeout=httpx.Timeout(self.timeout), limits=limits, headers=headers, follow_redirects=True) as client:
+        with httpx.Client(timeout=httpx.Timeout(self.timeout), limits=limits, headers=headers, follow_redirects=False) as client:
 
             def fetch(index: int, url: str) -> None:
                 try:
@@ -61,7 +65,7 @@ class Downloader:
 
         hint = "Check the address and that the server is reachable from this computer"
         try:
-            with client.stream("GET", url) as response:
+            with self._open(client, url) as response:
                 if response.status_code >= 400:
                     raise PageLoadError(f"{url} answered HTTP {response.status_code} {response.reason_phrase}".rstrip(), hint)
                 declared = response.headers.get("Content-Length")
@@ -91,6 +95,20 @@ class Downloader:
                 kind = response.headers.get("Content-Type", "unknown").split(";")[0]
                 raise UnreadablePdf(f"{url} is not a PDF (the server sent {kind})", "Check the address")
         return path
+
+    @contextlib.contextmanager
+    def _open(self, client: httpx.Client, url: str) -> Iterator[httpx.Response]:
+        """A streamed GET that follows up to 5 redirects, checking every address it is sent to."""
+        for _ in range(6):
+            if not self.allow_private:
+                check_public(url)
+            with client.stream("GET", url) as response:
+                if response.is_redirect and "location" in response.headers:
+                    url = str(response.url.join(response.headers["location"]))
+                    continue
+                yield response
+                return
+        raise PageLoadError(f"{url} redirects too many times", "Check the address")
 
     @property
     def _limit(self) -> str:

@@ -98,7 +98,11 @@ class LocalEngine:
         future: Future[Output] = Future()
         cancelled, timed_out = threading.Event(), threading.Event()
         future.add_done_callback(lambda done: cancelled.set() if done.cancelled() else None)
-        downloader = Downloader(max_bytes=self.config.download_limit_mb * 2**20, timeout=self.config.download_timeout)
+        downloader = Downloader(
+            max_bytes=self.config.download_limit_mb * 2**20,
+            timeout=self.config.download_timeout,
+            allow_private=self.config.allow_private_urls,
+        )
 
         def work() -> None:
             def time_out() -> None:

@@ -10,6 +10,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 from app.core.errors import (
     BrowserError,
     InvalidOption,
+    InvalidUrl,
     JobTimeout,
     PageLoadError,
     PressroomError,
@@ -58,6 +59,10 @@ def load_error(exc: PlaywrightError, url: str) -> PressroomError:
     match = _NET_ERROR.search(str(exc))
     if match:
         code = match.group(1)
+        if code == "ERR_BLOCKED_BY_CLIENT":  # only Pressroom's own guard blocks requests
+            from app.engines.netguard import HINT
+
+            return InvalidUrl(f"{url} points to a private or local address", HINT)
         certificate = code.startswith("ERR_CERT_")
         reason = f"its TLS certificate is not valid ({code})" if certificate else _NET_REASONS.get(code, code)
         return PageLoadError(

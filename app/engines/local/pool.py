@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from playwright.async_api import Browser, Playwright, async_playwright
+from playwright.async_api import Browser, Playwright, Route, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
 from app.core.errors import (
@@ -46,6 +46,7 @@ from app.engines.local.discovery import INSTALL_HINT, BrowserCandidate, find_bro
 from app.engines.local.errors import first_line, is_browser_gone, translate
 from app.engines.local.render import RENDERERS, Deadline, Slot, home_for, reset
 from app.engines.local.scripting import RunnerPool, run_script
+from app.engines.netguard import PublicOnly
 
 log = logging.getLogger("pressroom.engine")
 
@@ -143,6 +144,7 @@ class BrowserPool:
         self._running: set[asyncio.Task[Any]] = set()
         self._warming: asyncio.Task[None] | None = None
         self._runners = RunnerPool(keep=config.concurrency)
+        self._public_only = PublicOnly()
         self._closed = False
         self.info: BrowserInfo | None = None
         # The empty file that jobs with a file:// base URL are loaded into (see render.home_for).
@@ -391,9 +393,18 @@ class BrowserPool:
                 await context.close()
             raise
         slot = Slot(context, page, scale, current.generation, DEFAULT_VIEWPORT, file_home=self._file_home)
+        if not self._config.allow_private_urls:
+            await context.route("**/*", self._guard_request)
+            slot.guarded = True
         page.on("crash", lambda _page: setattr(slot, "crashed", True))
         page.on("framenavigated", lambda frame: slot.on_navigated(frame.url))
         return slot
+
+    async def _guard_request(self, route: Route) -> None:
+        if await self._public_only.allows(route.request.url):
+            await route.continue_()
+        else:
+            await route.abort("blockedbyclient")
 
     async def _renew(self, slot: Slot, scale: float) -> Slot:
         """Replace a page's browser context with a fresh one (optionally at another scale)."""

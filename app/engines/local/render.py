@@ -97,6 +97,7 @@ class Slot:
     fonts_pending: bool = True  # the document may be loading web fonts
     crashed: bool = False
     tainted: bool = False  # a script changed what a reset cannot restore (user agent, headers...)
+    guarded: bool = False  # requests to private addresses are refused (the server's pages)
     origins: set[str] = field(default_factory=set)  # web origins visited since the last reset
     _cdp: CDPSession | None = None
 

@@ -415,6 +415,8 @@ def _needs(value: Any, kind: type, what: str) -> None:
 @api("goto")
 async def _goto(s: ScriptSession, url: str, options: dict[str, Any]) -> Any:
     _needs(url, str, "the address given to page.goto()")
+    if s.slot.guarded and not url.startswith(("http://", "https://", "about:", "data:")):
+        raise ScriptError(f"this server opens only web addresses, not {url[:100]}")
     return await s.page.goto(url, wait_until=_wait_until(options), timeout=s.timeout(options), referer=options.get("referer"))
 
 
