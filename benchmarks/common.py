@@ -16,6 +16,12 @@ import psutil
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+# Byte-code compiled ahead, as installing (or packaging/bootstrap.sh) leaves it: start-up is measured,
+# not compiling sources that this environment may forbid caching.
+import compileall  # noqa: E402
+
+compileall.compile_dir(ROOT / "app", quiet=1)
+
 from app.engines.local.discovery import find_browsers  # noqa: E402
 from app.engines.local.pool import launch_args  # noqa: E402
 

@@ -8,7 +8,6 @@ to must be public, so a name cannot smuggle in 127.0.0.1.
 
 from __future__ import annotations
 
-import asyncio
 import ipaddress
 import socket
 import time
@@ -70,6 +69,8 @@ class PublicOnly:
             ipaddress.ip_address(host)
             addresses = [host]
         except ValueError:
+            import asyncio  # here, not at the top: merges import this module and need no event loop
+
             try:
                 infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
             except socket.gaierror:
