@@ -16,7 +16,7 @@ from app.core.errors import PressroomError
 log = logging.getLogger("pressroom")
 
 WINDOW_HINT = """\
-The Pressroom window is not part of this version yet; the commands are:
+The Pressroom window cannot start: PySide6 is missing (reinstall Pressroom). The commands work without it:
   pressroom html2pdf INPUT... -o OUT     HTML to PDF
   pressroom html2png INPUT... -o OUT     HTML to PNG, JPEG or WebP
   pressroom screenshot URL... -o OUT     screenshot of a web page
@@ -37,8 +37,7 @@ def main(argv: Sequence[str] | None = None, *, engine: Engine | None = None) -> 
         return exc.code if isinstance(exc.code, int) else 2
     _configure_logging(args.verbose, args.quiet)
     if args.command is None:
-        print(WINDOW_HINT)
-        return 0
+        return _window()
     try:
         return _run(args, engine)
     except PressroomError as exc:
@@ -55,6 +54,21 @@ def main(argv: Sequence[str] | None = None, *, engine: Engine | None = None) -> 
             file=sys.stderr,
         )
         return 1
+
+
+def _window() -> int:
+    try:
+        from app import gui
+    except ImportError:
+        print(WINDOW_HINT, file=sys.stderr)
+        return 1
+    problem = gui.display_problem()
+    if problem:
+        print(
+            f"pressroom: error: {problem}. Run it in a desktop session, or use the commands (pressroom --help)", file=sys.stderr
+        )
+        return 1
+    return gui.main([])
 
 
 def _run(args: object, engine: Engine | None) -> int:

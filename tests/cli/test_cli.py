@@ -341,9 +341,13 @@ def test_real_command_converts(tmp_path: Path) -> None:
     assert "Real command" in pdf_text((tmp_path / "page.pdf").read_bytes())[0]
 
 
-def test_no_command_prints_a_hint(run: Run) -> None:
-    status, out, _ = run()
-    assert status == 0 and "pressroom html2pdf" in out
+def test_no_command_without_a_display_says_so(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`pressroom` alone opens the window (tests/gui); with nowhere to show it, one line and the way out."""
+    for name in ("QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"):
+        monkeypatch.delenv(name, raising=False)
+    status, out, err = run()
+    assert status == 1 and out == ""
+    assert err.startswith("pressroom: error: there is no display to open the window on") and "pressroom --help" in err
 
 
 def test_help_does_not_load_the_browser_stack() -> None:

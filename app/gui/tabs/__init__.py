@@ -1,0 +1,1 @@
+"""The tabs of the window: one per operation."""
