@@ -6,11 +6,24 @@ Like an httpx transport, it is deliberately small. ``LocalEngine`` (Playwright +
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import Future
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from app.core.jobs import Job
 from app.core.results import Output
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """How far a long job has come: ``fraction`` from 0 to 1, and what it is doing (``reading report.pdf``)."""
+
+    fraction: float
+    text: str
+
+
+ProgressCallback = Callable[[Progress], None]
 
 
 @runtime_checkable
@@ -19,10 +32,12 @@ class Engine(Protocol):
 
     name: str
 
-    def submit(self, job: Job) -> Future[Output]:
+    def submit(self, job: Job, progress: ProgressCallback | None = None) -> Future[Output]:
         """Start ``job``; the future gives its Output or raises a ``PressroomError``.
 
-        ``future.cancel()`` stops the work itself, not just the wait for it.
+        ``future.cancel()`` stops the work itself, not just the wait for it. ``progress``, if given, is
+        called (on an engine thread, so it must be quick and thread-safe) as jobs with steps get on - a
+        merge reports each input it downloads, reads and copies; jobs that are one step report nothing.
         """
         ...
 

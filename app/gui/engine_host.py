@@ -8,6 +8,7 @@ arrive on the GUI thread; ``handle.cancel()`` cancels the job itself. The status
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable
 from concurrent.futures import CancelledError, Future
@@ -15,7 +16,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal
 
-from app.core.engine import Engine
+from app.core.engine import Engine, Progress
 from app.core.errors import BrowserNotFound, PressroomError
 from app.core.jobs import Job
 from app.core.settings import Settings
@@ -37,21 +38,38 @@ def _default_factory(kind: str, settings: Settings) -> Engine:
 
 
 class JobHandle(QObject):
-    """One submitted job. Exactly one of finished, failed or cancelled is emitted, on the GUI thread."""
+    """One submitted job. Exactly one of finished, failed or cancelled is emitted, on the GUI thread;
+    before that, ``progressed`` may be emitted (a ``Progress``) by jobs with steps, such as merges."""
 
     finished = Signal(object)  # Output
     failed = Signal(object)  # PressroomError (or another exception, for bugs)
     cancelled = Signal()
+    progressed = Signal(object)  # Progress
     _settled = Signal(object)
+    _progress = Signal(object)
 
-    def __init__(self, future: Future[Any], parent: QObject | None = None) -> None:
+    def __init__(self, future: Future[Any] | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.future = future
         self.done = False
         # Always queued: the future finishes on an engine thread, or may be done already - either way the
         # signals must come after the caller has connected to them.
         self._settled.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
+        self._progress.connect(self._forward_progress, Qt.ConnectionType.QueuedConnection)
+        if future is not None:
+            self.attach(future)
+
+    def attach(self, future: Future[Any]) -> None:
+        self.future = future
         future.add_done_callback(self._settled.emit)
+
+    def report(self, progress: Progress) -> None:
+        """The engine's progress callback: called on an engine thread, delivered on the GUI thread."""
+        with contextlib.suppress(RuntimeError):  # the handle is gone (the job was cancelled): nobody is listening
+            self._progress.emit(progress)
+
+    def _forward_progress(self, progress: Progress) -> None:
+        if not self.done:
+            self.progressed.emit(progress)
 
     def cancel(self) -> None:
         self.future.cancel()
@@ -112,7 +130,9 @@ class EngineHost(QObject):
             check.add_done_callback(self._browser.emit)
 
     def run(self, job: Job) -> JobHandle:
-        return JobHandle(self.engine.submit(job), self)
+        handle = JobHandle(parent=self)
+        handle.attach(self.engine.submit(job, progress=handle.report))
+        return handle
 
     def reconfigure(self, settings: Settings) -> None:
         """New settings: the next job runs on an engine built from them."""

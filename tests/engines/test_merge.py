@@ -16,6 +16,7 @@ import pikepdf
 import pytest
 from pypdf import PdfReader, PdfWriter
 
+from app.core.engine import Progress
 from app.core.errors import InvalidOption, JobTimeout, PageLoadError, PdfPasswordError, SourceNotFound, UnreadablePdf
 from app.core.jobs import BookmarkMode, MergePdfs, MergeSource
 from app.engines.local import LocalEngine, LocalEngineConfig
@@ -281,6 +282,29 @@ def test_merge_from_urls_and_files(engine: LocalEngine, served: str, reports: li
     texts = page_texts(merge(engine, f"{served}/report2.pdf", reports[0], MergeSource(f"{served}/report3.pdf", "1")))
     assert [t.split(" Go to")[0] for t in (texts[0], texts[4], texts[8])] == ["Report 2", "Report 1", "Report 3"]
     assert len(texts) == 9
+
+
+def test_progress_of_a_merge(engine: LocalEngine, served: str, reports: list[Path]) -> None:
+    """Each input reported as it is downloaded, read and copied, then the writing; the bar only moves forward."""
+    steps: list[Progress] = []
+    job = MergePdfs((MergeSource(f"{served}/report2.pdf"), MergeSource(str(reports[0])), MergeSource(f"{served}/report3.pdf")))
+    output = engine.submit(job, progress=steps.append).result(timeout=60)
+    assert output.pages == 12
+    fractions = [step.fraction for step in steps]
+    assert fractions == sorted(fractions) and 0 <= fractions[0] and fractions[-1] == 1.0
+    texts = [step.text for step in steps]
+    downloads = [t for t in texts if t.startswith("downloaded")]
+    assert sorted(downloads) in (  # the two download at once: either may finish first
+        ["downloaded 1 of 2 (report2.pdf)", "downloaded 2 of 2 (report3.pdf)"],
+        ["downloaded 1 of 2 (report3.pdf)", "downloaded 2 of 2 (report2.pdf)"],
+    )
+    assert [t for t in texts if t.startswith(("reading", "copying"))] == [
+        "reading report2.pdf (1 of 3)", "reading report1.pdf (2 of 3)", "reading report3.pdf (3 of 3)",
+        "copying the pages of report2.pdf (1 of 3)", "copying the pages of report1.pdf (2 of 3)",
+        "copying the pages of report3.pdf (3 of 3)",
+    ]  # fmt: skip
+    assert texts[-1] == "writing the merged PDF"
+    assert max(f for f, t in zip(fractions, texts, strict=True) if t.startswith("downloaded")) <= 0.4 + 1e-9
 
 
 def test_failing_urls_are_each_named(engine: LocalEngine, served: str) -> None:

@@ -12,6 +12,7 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from app.core.engine import ProgressCallback
 from app.core.jobs import Job
 from app.core.results import Output
 from app.core.settings import Settings
@@ -42,9 +43,9 @@ class SharedEngine:
         self.engine = engine
         self.submitted: list[Job] = []
 
-    def submit(self, job: Job) -> Future[Output]:
+    def submit(self, job: Job, progress: ProgressCallback | None = None) -> Future[Output]:
         self.submitted.append(job)
-        return self.engine.submit(job)
+        return self.engine.submit(job, progress)
 
     def start(self) -> Future[object]:
         return self.engine.start()  # type: ignore[return-value]
@@ -63,7 +64,7 @@ class FakeEngine:
         self.answer: Callable[[Job, Future[Output]], None] | None = None
         self.closed = False
 
-    def submit(self, job: Job) -> Future[Output]:
+    def submit(self, job: Job, progress: ProgressCallback | None = None) -> Future[Output]:
         future: Future[Output] = Future()
         self.futures.append(future)
         if self.answer is not None:

@@ -153,10 +153,17 @@ def test_merge_tab_drops_reorders_thumbnails_and_merges(
     assert [item.text(0) for item in tab.list.items()] == ["report1.pdf", "report2.pdf", "report3.pdf", "web.pdf"]
 
     tab.list.items()[1].setText(2, "1")  # only the first page of report 2
+    seen: list[tuple[int, str]] = []
     with qtbot.waitSignal(tab.preview.shown, timeout=WAIT):
         tab.run()
+        assert tab.handle is not None
+        tab.handle.progressed.connect(lambda _: seen.append((tab.progress.value(), tab.step.text())))
     assert tab.output is not None and tab.output.pages == 4 + 1 + 4 + 4
     assert tab.open_button.isEnabled()
+    assert "Reading report2.pdf (2 of 4)…" in [text for _, text in seen]
+    assert seen[-1] == (1000, "Writing the merged PDF…")
+    assert [value for value, _ in seen] == sorted(value for value, _ in seen)
+    assert tab.step.text() == "" and window.messages.text.text() == "Merged: 13 pages. Save it with Ctrl+S."
 
 
 def test_merge_cancel(qtbot: QtBot, make_window: Callable[..., MainWindow], reports: list[Path]) -> None:
@@ -165,7 +172,7 @@ def test_merge_cancel(qtbot: QtBot, make_window: Callable[..., MainWindow], repo
     tab = window.merge_tab
     tab.list.add_paths(reports[:1])
     tab.run()
-    assert tab.busy and tab.cancel_button.isEnabled() and tab.progress.maximum() == 0
+    assert tab.busy and tab.cancel_button.isEnabled() and tab.step.text() == "Starting…"
     tab.cancel()
     qtbot.waitUntil(lambda: not tab.busy, timeout=5000)
     assert window.messages.text.text() == "Cancelled." and tab.merge_button.isEnabled()

@@ -7,8 +7,9 @@ go to a scratch folder, not memory, so a merge of many large inputs stays small.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,8 +32,17 @@ class Downloader:
     parallel: int = 4
     allow_private: bool = True  # False: only public addresses, checked at every redirect too (netguard)
 
-    def fetch_all(self, urls: dict[int, str], folder: Path, cancelled: threading.Event) -> dict[int, Path]:
-        """Download ``{index: url}`` into ``folder``; ``{index: file}``, or one error naming every failure."""
+    def fetch_all(
+        self,
+        urls: dict[int, str],
+        folder: Path,
+        cancelled: threading.Event,
+        fetched: Callable[[int, int], None] | None = None,
+    ) -> dict[int, Path]:
+        """Download ``{index: url}`` into ``folder``; ``{index: file}``, or one error naming every failure.
+
+        ``fetched(done, index)`` is called (from the download threads) as each one finishes.
+        """
         import httpx  # only merges of URLs pay for importing it
 
         limits = httpx.Limits(max_connections=self.parallel)
@@ -40,12 +50,15 @@ class Downloader:
         results: dict[int, Path] = {}
         problems: list[PressroomError] = []
         with httpx.Client(timeout=httpx.Timeout(self.timeout), limits=limits, headers=headers, follow_redirects=False) as client:
+            finished = itertools.count(1)
 
             def fetch(index: int, url: str) -> None:
                 try:
                     results[index] = self._fetch(client, url, folder / f"{index:05d}.pdf", cancelled)
                 except PressroomError as exc:
                     problems.append(exc)
+                if fetched is not None:
+                    fetched(next(finished), index)
 
             with ThreadPoolExecutor(self.parallel, thread_name_prefix="pressroom-download") as pool:
                 for index, url in urls.items():

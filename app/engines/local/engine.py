@@ -12,6 +12,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from types import TracebackType
 from typing import TYPE_CHECKING
 
+from app.core.engine import ProgressCallback
 from app.core.errors import BrowserError, JobTimeout
 from app.core.jobs import Job, MergePdfs
 from app.core.results import Output
@@ -38,9 +39,9 @@ class LocalEngine:
 
     # -- Engine --------------------------------------------------------------------------------------
 
-    def submit(self, job: Job) -> Future[Output]:
+    def submit(self, job: Job, progress: ProgressCallback | None = None) -> Future[Output]:
         if isinstance(job, MergePdfs):
-            return self._submit_merge(job)
+            return self._submit_merge(job, progress)
         return self._browser_thread().submit(job)
 
     def start(self) -> Future[BrowserInfo]:
@@ -86,7 +87,7 @@ class LocalEngine:
                 self._browser = BrowserThread(self.config)
             return self._browser
 
-    def _submit_merge(self, job: MergePdfs) -> Future[Output]:
+    def _submit_merge(self, job: MergePdfs, progress: ProgressCallback | None) -> Future[Output]:
         """Run a merge on a worker thread; cancelling the future (or the job's timeout) stops it.
 
         The future stays "pending" until the result is there, so ``cancel()`` works at any moment; a
@@ -115,7 +116,7 @@ class LocalEngine:
                 timer.daemon = True
                 timer.start()
             try:
-                output = merge_pdfs(job, downloader, cancelled)
+                output = merge_pdfs(job, downloader, cancelled, progress)
             except MergeCancelled:
                 if timed_out.is_set() and future.set_running_or_notify_cancel():
                     future.set_exception(JobTimeout(f"the merge did not finish within {job.timeout:g} s", "Raise the timeout"))

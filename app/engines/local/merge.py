@@ -29,6 +29,7 @@ from pikepdf import Array, Dictionary, Name, Pdf
 
 from app import __version__
 from app.core import media
+from app.core.engine import Progress, ProgressCallback
 from app.core.errors import InvalidOption, PdfPasswordError, PressroomError, SourceNotFound, UnreadablePdf
 from app.core.jobs import BookmarkMode, MergePdfs, MergeSource
 from app.core.results import Output
@@ -58,7 +59,32 @@ class _Entry:
     children: list[_Entry] = field(default_factory=list)
 
 
-def merge_pdfs(job: MergePdfs, downloader: Downloader, cancelled: threading.Event) -> Output:
+class _Steps:
+    """Progress of a merge in phases - downloading, reading, copying, writing - each a share of the bar."""
+
+    def __init__(self, callback: ProgressCallback | None, downloads: int) -> None:
+        self.callback = callback
+        shares = {"download": 0.4 if downloads else 0.0, "read": 0.2, "copy": 0.2, "write": 0.2}
+        scale = 1 / sum(shares.values())
+        self.spans: dict[str, tuple[float, float]] = {}
+        start = 0.0
+        for phase, share in shares.items():
+            self.spans[phase] = (start, start + share * scale)
+            start += share * scale
+        self._lock = threading.Lock()
+
+    def report(self, phase: str, done: float, total: float, text: str) -> None:
+        if self.callback is None:
+            return
+        low, high = self.spans[phase]
+        fraction = low + (high - low) * (done / total if total else 1.0)
+        with self._lock:  # downloads report from several threads
+            self.callback(Progress(min(1.0, fraction), text))
+
+
+def merge_pdfs(
+    job: MergePdfs, downloader: Downloader, cancelled: threading.Event, progress: ProgressCallback | None = None
+) -> Output:
     started = time.monotonic()
 
     def check() -> None:
@@ -66,16 +92,19 @@ def merge_pdfs(job: MergePdfs, downloader: Downloader, cancelled: threading.Even
             raise MergeCancelled
 
     notes: list[str] = []
+    count = len(job.sources)
+    steps = _Steps(progress, sum(1 for source in job.sources if source.is_url))
     with TemporaryDirectory(prefix="pressroom-merge-") as scratch:
-        files = _local_files(job.sources, downloader, Path(scratch), cancelled)
+        files = _local_files(job.sources, downloader, Path(scratch), cancelled, steps)
         check()
-        inputs = _open_all(job.sources, files, notes)
+        inputs = _open_all(job.sources, files, notes, steps)
         result = pikepdf.new()
         merged = Path(scratch) / "merged.pdf"
         try:
             entries: list[_Entry] = []
-            for source, pdf in inputs:
+            for number, (source, pdf) in enumerate(inputs, 1):
                 check()
+                steps.report("copy", number - 1, count, f"copying the pages of {source.display_name} ({number} of {count})")
                 indices = select_pages(source, len(pdf.pages))
                 offset = len(result.pages)
                 _links_to_pages(pdf, indices)
@@ -91,12 +120,13 @@ def merge_pdfs(job: MergePdfs, downloader: Downloader, cancelled: threading.Even
             if job.title:
                 result.docinfo[Name.Title] = job.title
 
-            def progress(_percent: int) -> None:
+            def written(percent: int) -> None:
                 check()
+                steps.report("write", percent, 100, "writing the merged PDF")
 
             # To a file, not memory: the bytes are read back once every PDF is closed, which keeps
             # the peak lower (qpdf holds every page of every input until the result is written).
-            result.save(merged, progress=progress)
+            result.save(merged, progress=written)
         except pikepdf.PdfError as exc:
             raise UnreadablePdf(
                 f"the inputs could not be merged: {exc}", "One of them is damaged; try them in smaller groups"
@@ -113,19 +143,26 @@ def merge_pdfs(job: MergePdfs, downloader: Downloader, cancelled: threading.Even
 
 
 def _local_files(
-    sources: tuple[MergeSource, ...], downloader: Downloader, scratch: Path, cancelled: threading.Event
+    sources: tuple[MergeSource, ...], downloader: Downloader, scratch: Path, cancelled: threading.Event, steps: _Steps
 ) -> list[Path]:
     """A local file for every source: local paths as they are, URLs downloaded into ``scratch``."""
     urls = {i: source.location for i, source in enumerate(sources) if source.is_url}
-    downloaded = downloader.fetch_all(urls, scratch, cancelled) if urls else {}
+
+    def fetched(done: int, index: int) -> None:
+        steps.report("download", done, len(urls), f"downloaded {done} of {len(urls)} ({sources[index].display_name})")
+
+    downloaded = downloader.fetch_all(urls, scratch, cancelled, fetched) if urls else {}
     return [downloaded[i] if source.is_url else Path(source.location) for i, source in enumerate(sources)]
 
 
-def _open_all(sources: tuple[MergeSource, ...], files: list[Path], notes: list[str]) -> list[tuple[MergeSource, Pdf]]:
+def _open_all(
+    sources: tuple[MergeSource, ...], files: list[Path], notes: list[str], steps: _Steps
+) -> list[tuple[MergeSource, Pdf]]:
     """Open every input; every input that cannot be opened is reported, together, in one error."""
     opened: list[tuple[MergeSource, Pdf]] = []
     problems: list[PressroomError] = []
-    for source, path in zip(sources, files, strict=True):
+    for number, (source, path) in enumerate(zip(sources, files, strict=True), 1):
+        steps.report("read", number - 1, len(sources), f"reading {source.display_name} ({number} of {len(sources)})")
         try:
             pdf = _open(source, path)
         except PressroomError as exc:

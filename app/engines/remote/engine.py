@@ -24,6 +24,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from app.core import media, service
+from app.core.engine import ProgressCallback
 from app.core.errors import (
     InvalidOption,
     InvalidUrl,
@@ -123,7 +124,8 @@ class RemoteEngine:
 
     # -- Engine --------------------------------------------------------------------------------------
 
-    def submit(self, job: Job) -> Future[Output]:
+    def submit(self, job: Job, progress: ProgressCallback | None = None) -> Future[Output]:
+        """The service answers each job in one request, so ``progress`` is never called."""
         return self._loop().run(self._execute(job))
 
     def check_key(self) -> Future[ApiKeyRecord]:

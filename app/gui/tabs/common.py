@@ -11,6 +11,7 @@ from PySide6.QtGui import QDesktopServices, QGuiApplication, QImage
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from app.core import media
+from app.core.engine import Progress
 from app.core.errors import PressroomError
 from app.core.files import write_atomic
 from app.core.jobs import Job
@@ -67,6 +68,7 @@ class WorkTab(QWidget):
         self.handle.finished.connect(self._finished)
         self.handle.failed.connect(self._failed)
         self.handle.cancelled.connect(self._cancelled)
+        self.handle.progressed.connect(self.show_progress)
         self.busyChanged.emit(True)
 
     def cancel(self) -> None:
@@ -93,6 +95,9 @@ class WorkTab(QWidget):
 
     def display(self, output: Output) -> None:
         raise NotImplementedError
+
+    def show_progress(self, progress: Progress) -> None:
+        """A step of a long job (tabs with a progress bar show it)."""
 
     # -- the output --
 

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
     QInputDialog,
+    QLabel,
     QLineEdit,
     QMenu,
     QProgressBar,
@@ -28,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.engine import Progress
 from app.core.errors import PressroomError
 from app.core.jobs import BookmarkMode, Job, MergePdfs, MergeSource, parse_page_ranges
 from app.core.merge_inputs import natural_key, pdfs_in
@@ -306,8 +308,11 @@ class MergeTab(WorkTab):
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancel)
         self.progress = QProgressBar()
-        self.progress.setRange(0, 1)
+        self.progress.setRange(0, 1000)
+        self.progress.setValue(0)
         self.progress.setTextVisible(False)
+        self.step = QLabel()
+        self.step.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.open_button = QPushButton("Open result")
         self.open_button.setEnabled(False)
         self.open_button.clicked.connect(self.open_in_viewer)
@@ -325,6 +330,7 @@ class MergeTab(WorkTab):
         left_layout.addWidget(self.list, 1)
         left_layout.addLayout(form)
         left_layout.addLayout(run_row)
+        left_layout.addWidget(self.step)
         self.preview = PreviewPane()
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(left)
@@ -338,8 +344,15 @@ class MergeTab(WorkTab):
     def _busy(self, busy: bool) -> None:
         self.merge_button.setEnabled(not busy)
         self.cancel_button.setEnabled(busy)
-        self.progress.setRange(0, 0 if busy else 1)  # moving while busy
-        self.progress.setValue(0 if busy else 1)
+        self.progress.setValue(0)
+        self.progress.setTextVisible(busy)
+        self.step.setText("Starting…" if busy else "")
+        if busy:
+            self.open_button.setEnabled(False)
+
+    def show_progress(self, progress: Progress) -> None:
+        self.progress.setValue(round(progress.fraction * 1000))
+        self.step.setText(progress.text[:1].upper() + progress.text[1:] + "…")
 
     def build_job(self) -> Job | None:
         sources = self.list.sources()
