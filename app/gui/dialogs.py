@@ -29,7 +29,7 @@ from app.core import secrets, service
 from app.core.errors import KeychainError, PressroomError
 from app.core.settings import Settings
 from app.gui.engine_host import EngineHost
-from app.gui.wording import describe
+from app.gui.wording import describe, sentence
 
 
 class SettingsDialog(QDialog):
@@ -38,6 +38,7 @@ class SettingsDialog(QDialog):
     def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Settings")
+        self.setMinimumWidth(620)
         self.settings = settings
         self.keychain_ok = True
 
@@ -54,7 +55,6 @@ class SettingsDialog(QDialog):
             edit.setPlaceholderText(hint)
         self.key = QLineEdit()
         self.key.setEchoMode(QLineEdit.EchoMode.Password)
-        self.key.setPlaceholderText("paste a new key to replace the stored one")
         self.key_status = QLabel()
         self.key_status.setWordWrap(True)
         self.forget = QPushButton("Forget key")
@@ -117,14 +117,18 @@ class SettingsDialog(QDialog):
             self.keychain_ok = False
             session = EngineHost.session_key
             self.key_status.setText(
-                f"{exc.message}: a key typed here is used for this session only and not stored."
+                f"{sentence(exc.message)}: a key typed here is used for this session only and not stored."
                 + (f" In use now: {service.redact(session)}." if session else "")
             )
             self.forget.setEnabled(False)
+            self.key.setPlaceholderText("paste your API key (kept until Pressroom closes)")
             return
-        self.key_status.setText(
-            f"Stored in the keychain: {service.redact(stored)} (from {secrets.key_source()})." if stored else "No key stored."
-        )
+        if stored and secrets.key_source() != "the keychain":
+            status = f"In use: {service.redact(stored)}, from {secrets.key_source()} (it overrides the keychain)."
+        else:
+            status = f"Stored in the keychain: {service.redact(stored)}." if stored else "No key stored."
+        self.key_status.setText(status)
+        self.key.setPlaceholderText("paste a new key to replace it" if stored else "paste your API key")
         self.forget.setEnabled(stored is not None)
 
     def _forget(self) -> None:

@@ -193,6 +193,10 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geometry)
         else:
             self.resize(1280, 820)
+        for tab in self.work_tabs:
+            state = store.value(f"splitters/{type(tab).__name__}")
+            if tab.splitter is not None and isinstance(state, QByteArray):
+                tab.splitter.restoreState(state)
         index = int(str(store.value("lastTab", 0)) or 0)
         if 0 <= index < self.tabs.count():
             self.tabs.setCurrentIndex(index)
@@ -221,6 +225,9 @@ class MainWindow(QMainWindow):
         store = QSettings()
         store.setValue("geometry", self.saveGeometry())
         store.setValue("lastTab", self.tabs.currentIndex())
+        for tab in self.work_tabs:
+            if tab.splitter is not None:
+                store.setValue(f"splitters/{type(tab).__name__}", tab.splitter.saveState())
         for tab in self.work_tabs:
             tab.cancel()
         self.host.close()

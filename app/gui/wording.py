@@ -41,11 +41,21 @@ def describe(error: BaseException) -> str:
     """One line for the message bar: what went wrong and what to do, in the window's terms."""
     if not isinstance(error, PressroomError):
         return f"Something went wrong inside Pressroom ({type(error).__name__}: {error}). Please report it."
+    message = sentence(error.message)
     hint = error.hint
     if hint:
         for pattern, replacement in _HINTS:
             hint = pattern.sub(replacement, hint)
     if not hint:
-        return error.message
-    stop = "" if error.message.endswith(("?", "!", ".")) else "."
-    return f"{error.message}{stop} {hint}"
+        return message
+    stop = "" if message.endswith(("?", "!", ".")) else "."
+    return f"{message}{stop} {hint}"
+
+
+def sentence(message: str) -> str:
+    """Messages start in lower case (they follow "pressroom: error:" on the command line); in the window they
+    are sentences. A first word that is a name (report.pdf, http://…, #chart, JPEG) keeps its spelling."""
+    first = message.split(" ", 1)[0]
+    if first.isalpha() and first.islower():
+        return message[:1].upper() + message[1:]
+    return message

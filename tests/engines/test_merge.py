@@ -166,7 +166,10 @@ def test_internal_links_land_in_their_own_document(engine: LocalEngine, reports:
 def test_links_to_left_out_pages_go_nowhere(engine: LocalEngine, reports: list[Path]) -> None:
     data = merge(engine, MergeSource(str(reports[0]), "1-2"))
     targets = link_targets(data)
-    assert sorted(targets) == [(0, 1), (1, 0)]  # section 1 and back; the links to sections 2 and 3 are inert
+    assert sorted(targets) == [(0, 1), (1, 0)]  # section 1 and back; the links to sections 2 and 3 are gone
+    reader = PdfReader(io.BytesIO(data))
+    links = [a for page in reader.pages for a in (r.get_object() for r in page.get("/Annots", [])) if a["/Subtype"] == "/Link"]
+    assert len(links) == 2  # removed, not left behind as links to nowhere (viewers complain about those)
 
 
 # -- encrypted, damaged and odd inputs -------------------------------------------------------------
@@ -291,7 +294,7 @@ def test_progress_of_a_merge(engine: LocalEngine, served: str, reports: list[Pat
     output = engine.submit(job, progress=steps.append).result(timeout=60)
     assert output.pages == 12
     fractions = [step.fraction for step in steps]
-    assert fractions == sorted(fractions) and 0 <= fractions[0] and fractions[-1] == 1.0
+    assert fractions == sorted(fractions) and fractions[0] >= 0 and fractions[-1] == 1.0
     texts = [step.text for step in steps]
     downloads = [t for t in texts if t.startswith("downloaded")]
     assert sorted(downloads) in (  # the two download at once: either may finish first

@@ -68,7 +68,8 @@ def test_the_key_goes_to_the_keychain_and_check_key_shows_the_workspace(
     assert dialog.workspace.text() == "Workspace: Acme Reports (id ws-123) · max requests: 5000 · created 2025-01-01"
     assert secrets.get_key() == KEY
     assert dialog.key.text() == ""
-    assert dialog.key_status.text() == f"Stored in the keychain: …{KEY[-4:]} (from the keychain)."
+    assert dialog.key_status.text() == f"Stored in the keychain: …{KEY[-4:]}."
+    assert dialog.key.placeholderText() == "paste a new key to replace it"
     check = hosted.seen[-1]
     assert (check.method, check.path, check.headers["x-api-key"]) == ("GET", f"/base/core/api-key/{KEY}", KEY)
 
@@ -88,7 +89,7 @@ def test_a_rejected_key_is_explained_without_showing_it(
     qtbot.waitUntil(dialog.check.isEnabled, timeout=WAIT)
     text = dialog.workspace.text()
     assert text == (
-        "the service refused the API key (HTTP 401 Unauthorized): invalid key. "
+        "The service refused the API key (HTTP 401 Unauthorized): invalid key. "
         "Check it with Check key in Settings (Ctrl+,), or paste a new one there"
     )
     assert KEY not in dialog.key_status.text()
@@ -99,7 +100,7 @@ def test_without_a_keychain_the_key_is_for_this_session_only(
 ) -> None:
     dialog = SettingsDialog(remote_settings)
     qtbot.addWidget(dialog)
-    assert dialog.key_status.text().startswith("no system keychain is available to keep the API key")
+    assert dialog.key_status.text().startswith("No system keychain is available to keep the API key:")
     assert "session only" in dialog.key_status.text()
     dialog.key.setText(KEY)
     dialog.check.click()

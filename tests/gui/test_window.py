@@ -207,7 +207,7 @@ def test_errors_reach_the_message_bar_not_a_traceback(qtbot: QtBot, make_window:
     window.screenshot_tab.url.setText("https://example.com")
     window.screenshot_tab.run()
     qtbot.waitUntil(lambda: window.messages.isVisible(), timeout=5000)
-    assert window.messages.text.text() == "the page crashed while rendering. Simplify it"
+    assert window.messages.text.text() == "The page crashed while rendering. Simplify it"
     fake.answer = lambda job, future: future.set_exception(ZeroDivisionError("a bug"))
     window.screenshot_tab.run()
     qtbot.waitUntil(lambda: "went wrong inside Pressroom (ZeroDivisionError: a bug)" in window.messages.text.text(), timeout=5000)

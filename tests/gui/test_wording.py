@@ -64,7 +64,8 @@ def test_real_errors_in_window_terms() -> None:
     )
     timeout = JobTimeout("loading http://127.0.0.1/ timed out", "Raise --timeout, or try --wait-until domcontentloaded")
     assert describe(timeout) == (
-        "loading http://127.0.0.1/ timed out. Raise the time limit per job in Settings (Ctrl+,), "
+        "Loading http://127.0.0.1/ timed out. Raise the time limit per job in Settings (Ctrl+,), "
         "or try 'Loaded at: domcontentloaded'"
     )
+    assert describe(PressroomError("report.pdf is encrypted")) == "report.pdf is encrypted"  # a name keeps its spelling
     assert describe(ValueError("boom")).startswith("Something went wrong inside Pressroom (ValueError: boom).")

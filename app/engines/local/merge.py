@@ -294,7 +294,7 @@ def _goto_target(holder: Any) -> Any:
 
 
 def _links_to_pages(pdf: Pdf, indices: list[int]) -> None:
-    """Point every internal link of the selected pages at its target page, or drop it if that page is left out.
+    """Point every internal link of the selected pages at its target page, or remove it if that page is left out.
 
     Only the in-memory copy of the input changes; the file is never written.
     """
@@ -306,7 +306,8 @@ def _links_to_pages(pdf: Pdf, indices: list[int]) -> None:
         annotations = pages[index].obj.get(ANNOTS)
         if annotations is None:
             continue
-        for annotation in annotations:
+        inert = []
+        for position, annotation in enumerate(annotations):
             if annotation.get(SUBTYPE) != LINK:
                 continue
             destination = _goto_target(annotation)
@@ -320,8 +321,11 @@ def _links_to_pages(pdf: Pdf, indices: list[int]) -> None:
             page = target[0] if target is not None else None
             if isinstance(page, Dictionary) and page.objgen in kept:
                 annotation[DEST] = target
-            elif DEST in annotation:
-                del annotation[DEST]  # its page is not in the result: the link goes nowhere
+            else:
+                inert.append(position)  # its page is not in the result: a link to nowhere is no link
+        if inert:
+            gone = set(inert)
+            pages[index].obj[ANNOTS] = Array([a for i, a in enumerate(annotations) if i not in gone])
 
 
 def _resolver(pdf: Pdf, placed: dict[int, int]) -> Resolver:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QMimeData, QSettings, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QGuiApplication, QImage
-from PySide6.QtWidgets import QFileDialog, QWidget
+from PySide6.QtWidgets import QFileDialog, QSplitter, QWidget
 
 from app.core import media
 from app.core.engine import Progress
@@ -42,6 +42,7 @@ class WorkTab(QWidget):
         self.messages = messages
         self.output: Output | None = None
         self.handle: JobHandle | None = None
+        self.splitter: QSplitter | None = None  # editors | preview: its position is remembered
 
     # -- running --
 

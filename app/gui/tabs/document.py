@@ -94,9 +94,10 @@ class DocumentTab(WorkTab):
         left_layout.addWidget(editing)
 
         self.preview = PreviewPane()
-        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter = self.splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(left)
         splitter.addWidget(self.preview)
+        splitter.setSizes([560, 680])  # the preview gets room; the user's own split is remembered
         splitter.setStretchFactor(0, 1)
         splitter.setStretchFactor(1, 1)
         layout = QVBoxLayout(self)

@@ -7,8 +7,32 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QMimeData, QModelIndex, QObject, QRunnable, QSettings, QSize, Qt, QThreadPool, QUrl, Signal
-from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent, QIcon, QImage, QKeySequence, QPixmap, QShortcut
+from PySide6.QtCore import (
+    QByteArray,
+    QMimeData,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QRunnable,
+    QSettings,
+    QSize,
+    Qt,
+    QThreadPool,
+    QUrl,
+    Signal,
+)
+from PySide6.QtGui import (
+    QDragEnterEvent,
+    QDragMoveEvent,
+    QDropEvent,
+    QIcon,
+    QImage,
+    QKeySequence,
+    QPainter,
+    QPaintEvent,
+    QPixmap,
+    QShortcut,
+)
 from PySide6.QtPdf import QPdfDocument
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -23,6 +47,8 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QSplitter,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -81,6 +107,10 @@ class MergeList(QTreeWidget):
         super().__init__(parent)
         self.setColumnCount(3)
         self.setHeaderLabels(["File", "Pages", "Take pages"])
+        header_item = self.headerItem()
+        if header_item is not None:
+            header_item.setToolTip(2, "Which pages of the file: empty for all, or e.g. 1-3,7,10- (double-click to edit)")
+        self.setItemDelegateForColumn(2, _RangeDelegate(self))
         self.setRootIsDecorated(False)
         self.setIconSize(THUMB)
         self.setAlternatingRowColors(True)
@@ -209,6 +239,17 @@ class MergeList(QTreeWidget):
         data.setData(ROWS_MIME, QByteArray(rows.encode()))
         return data
 
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        if self.topLevelItemCount() == 0:
+            painter = QPainter(self.viewport())
+            painter.setPen(self.palette().placeholderText().color())
+            painter.drawText(
+                self.viewport().rect(), Qt.AlignmentFlag.AlignCenter,
+                "Drop PDFs, folders of PDFs or links here\n(or use Add PDFs…, Ctrl+O)\n\nDrag rows to change the order",
+            )  # fmt: skip
+            painter.end()
+
     def mimeTypes(self) -> list[str]:
         return [ROWS_MIME, "text/uri-list", "text/plain"]
 
@@ -256,6 +297,15 @@ class MergeList(QTreeWidget):
         rect = self.visualRect(target)
         below = event.position().toPoint().y() > rect.center().y()
         return target.row() + (1 if below else 0)
+
+
+class _RangeDelegate(QStyledItemDelegate):
+    """The page-range editor: a line edit that says what it takes."""
+
+    def createEditor(self, parent: QWidget, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QWidget:
+        editor = QLineEdit(parent)
+        editor.setPlaceholderText("all, or e.g. 1-3,7,10-")
+        return editor
 
 
 def _links(text: str) -> list[str]:
@@ -332,9 +382,10 @@ class MergeTab(WorkTab):
         left_layout.addLayout(run_row)
         left_layout.addWidget(self.step)
         self.preview = PreviewPane()
-        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter = self.splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(left)
         splitter.addWidget(self.preview)
+        splitter.setSizes([760, 480])  # the preview gets room; the user's own split is remembered
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)

@@ -57,9 +57,10 @@ class ScreenshotTab(WorkTab):
         settings.addTab(scrolled(self.wait), "Loading")
 
         self.preview = PreviewPane()
-        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter = self.splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(settings)
         splitter.addWidget(self.preview)
+        splitter.setSizes([300, 940])  # the preview gets room; the user's own split is remembered
         splitter.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)

@@ -86,9 +86,10 @@ class ScriptTab(WorkTab):
         left.addWidget(reports)
         left.setStretchFactor(0, 3)
         self.preview = PreviewPane()
-        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter = self.splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(left)
         splitter.addWidget(self.preview)
+        splitter.setSizes([620, 620])  # the preview gets room; the user's own split is remembered
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(controls)
