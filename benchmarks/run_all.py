@@ -12,6 +12,7 @@ import sys
 
 import bench_batch
 import bench_cold
+import bench_gui
 import bench_merge
 import bench_remote
 import bench_script
@@ -35,6 +36,7 @@ def main() -> None:
         *bench_merge.main(),
         bench_script.main(),
         bench_remote.main(),
+        *bench_gui.main(),
     ]
     if "--quick" not in sys.argv:
         lines.append(soak.main())
