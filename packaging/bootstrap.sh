@@ -9,6 +9,7 @@
 #   - a browser: one already on the machine, else Playwright's own Chromium
 #     (`python -m playwright install chromium`), else - where that download is blocked - the system's
 #     Chromium package (Debian/Ubuntu: apt-get install chromium);
+#   - the system libraries Qt draws the window with (Debian/Ubuntu);
 #   - for the tests, also the fonts and PDF tools the rendering tests read (Debian/Ubuntu).
 # System packages need root; as another user the script uses sudo when it is there.
 set -euo pipefail
@@ -93,6 +94,19 @@ if ! "$py" -m app.engines.local.discovery >/dev/null 2>&1; then
     apt_install chromium || die "no browser could be installed; install Chrome or Chromium, or set PRESSROOM_CHROMIUM to one"
   fi
   "$py" -m app.engines.local.discovery >/dev/null || die "a browser was installed but cannot be found; set PRESSROOM_CHROMIUM"
+fi
+
+# -- the window's system libraries -------------------------------------------------------------------------
+# Qt's wheels bring Qt itself, not the system libraries it draws with (OpenGL/EGL, fonts, keyboard maps, the
+# X11 platform's xcb extensions). A desktop usually has them; a server or container does not.
+qt_libraries=(libegl1 libgl1 libfontconfig1 libglib2.0-0 libdbus-1-3 libxkbcommon0 libxkbcommon-x11-0 libx11-xcb1
+              libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0 libxcb-render-util0
+              libxcb-shape0 libxcb-xkb1)
+if command -v dpkg-query >/dev/null 2>&1 && ! apt_install "${qt_libraries[@]}"; then
+  if [ "$mode" = test ]; then
+    die "could not install the window's system libraries (${qt_libraries[*]})"
+  fi
+  say "could not install the window's system libraries; the command line works, the window may not open"
 fi
 
 # -- run ------------------------------------------------------------------------------------------------
