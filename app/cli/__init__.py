@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from app.core.engine import Engine
 from app.core.errors import PressroomError
@@ -99,9 +100,21 @@ def _run(args: object, engine: Engine | None) -> int:
             engine.close()
 
 
+class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever ``sys.stderr`` is when a record comes, not what it was when logging was set up."""
+
+    @property
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value: Any) -> None:
+        pass
+
+
 def _configure_logging(verbose: int, quiet: bool) -> None:
     level = logging.DEBUG if verbose else logging.ERROR if quiet else logging.WARNING
-    handler = logging.StreamHandler(sys.stderr)
+    handler = _StderrHandler()
     handler.setFormatter(logging.Formatter("pressroom: %(message)s"))
     root = logging.getLogger("pressroom")
     root.handlers[:] = [handler]

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QByteArray, QMimeData, QPoint, QPointF, QSettings, Qt, QTimer, QUrl
 from PySide6.QtGui import QDropEvent, QGuiApplication
-from PySide6.QtWidgets import QApplication, QCheckBox, QFileDialog, QLineEdit
+from PySide6.QtWidgets import QApplication, QCheckBox, QFileDialog, QLineEdit, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from app.core.errors import RenderError
@@ -100,6 +100,10 @@ def test_html_to_png_tab(qtbot: QtBot, window: MainWindow) -> None:
     wait_shown(qtbot, tab.preview, lambda: tab.editor.setPlainText(html))
     assert tab.output is not None and (tab.output.width, tab.output.height) == (1280, 800)
     assert "1280 × 800 px" in tab.preview.info.text()
+    tab.copy_output()  # an image goes to the clipboard as an image, for pasting anywhere
+    copied = QGuiApplication.clipboard().image()
+    assert (copied.width(), copied.height()) == (1280, 800)
+    assert copied.pixelColor(640, 700).getRgb()[:3] == (200, 30, 30)
 
 
 def test_screenshot_tab(qtbot: QtBot, window: MainWindow, site: TestSite) -> None:
@@ -237,6 +241,41 @@ def test_saving_proposes_a_name(qtbot: QtBot, window: MainWindow, tmp_path: Path
     assert saved == tmp_path / "mine.pdf" and saved.read_bytes() == tab.output.data  # type: ignore[union-attr]
     tab.copy_output()
     assert QGuiApplication.clipboard().mimeData().hasFormat("application/pdf")
+
+
+def test_saving_never_replaces_a_file_without_asking(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
+    tab = window.pdf_tab
+    wait_shown(qtbot, tab.preview, lambda: tab.editor.setPlainText("<p>new</p>"))
+    existing = tmp_path / "precious.pdf"
+    existing.write_bytes(b"%PDF-1.4 the user's own file")
+    QSettings().setValue("lastSaveFolder", str(tmp_path))
+    asked: list[str] = []
+
+    def refuse_to_replace() -> None:
+        question = QApplication.activeModalWidget()
+        assert isinstance(question, QMessageBox), question
+        asked.append(question.text())
+        question.button(QMessageBox.StandardButton.No).click()  # type: ignore[union-attr]
+        QTimer.singleShot(100, give_up)
+
+    def give_up() -> None:
+        dialog = QApplication.activeModalWidget()
+        assert isinstance(dialog, QFileDialog)
+        dialog.reject()
+
+    def choose_existing() -> None:
+        dialog = QApplication.activeModalWidget()
+        assert isinstance(dialog, QFileDialog)
+        name = dialog.findChild(QLineEdit, "fileNameEdit")
+        assert isinstance(name, QLineEdit)
+        name.setText("precious.pdf")
+        QTimer.singleShot(100, refuse_to_replace)
+        dialog.accept()
+
+    QTimer.singleShot(300, choose_existing)
+    assert tab.save_output() is None
+    assert len(asked) == 1 and "precious.pdf already exists" in asked[0]
+    assert existing.read_bytes() == b"%PDF-1.4 the user's own file"
 
 
 def test_window_remembers_geometry_tab_and_recent_files(
