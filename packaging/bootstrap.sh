@@ -115,11 +115,13 @@ if [ "$mode" = run ]; then
 fi
 
 # Fonts the rendering tests look for, pdftoppm to see PDF pages as a reader does, fc-match to find fonts,
-# and a real keychain for the key-store tests (gnome-keyring's Secret Service on a private D-Bus session).
+# a real keychain for the key-store tests (gnome-keyring's Secret Service on a private D-Bus session), and
+# the freedesktop validators the launcher tests run (desktop-file-validate, appstreamcli).
 if command -v apt-get >/dev/null 2>&1; then
-  apt_install fonts-liberation fonts-noto-color-emoji fonts-noto-cjk fontconfig poppler-utils dbus gnome-keyring ||
-    die "could not install the test's system packages (fonts, poppler-utils, dbus, gnome-keyring)"
+  apt_install fonts-liberation fonts-noto-color-emoji fonts-noto-cjk fontconfig poppler-utils dbus gnome-keyring \
+              desktop-file-utils appstream ||
+    die "could not install the test's system packages (fonts, poppler-utils, dbus, gnome-keyring, desktop-file-utils, appstream)"
 else
-  say "not a Debian-like system: make sure the Liberation fonts, poppler's pdftoppm, dbus and gnome-keyring are installed"
+  say "not a Debian-like system: make sure the Liberation fonts, poppler's pdftoppm, dbus, gnome-keyring, desktop-file-validate and appstreamcli are installed"
 fi
 exec "$py" -m pytest "$@"

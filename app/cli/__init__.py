@@ -30,10 +30,16 @@ See 'pressroom --help' and 'pressroom COMMAND --help'."""
 
 def main(argv: Sequence[str] | None = None, *, engine: Engine | None = None) -> int:
     """Run the command line; returns the exit status. ``engine``: use this one instead of making one."""
-    from app.cli.parser import build_parser
+    from app.cli.parser import COMMANDS, build_parser
 
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments and arguments[0] not in COMMANDS and not arguments[0].startswith("-"):
+        from pathlib import Path
+
+        if all(Path(a).exists() for a in arguments):  # `pressroom report.html` (a file manager's "Open with")
+            return _window(arguments)
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser().parse_args(arguments)
     except SystemExit as exc:  # --help, --version, usage errors (already printed)
         return exc.code if isinstance(exc.code, int) else 2
     _configure_logging(args.verbose, args.quiet)
@@ -57,7 +63,7 @@ def main(argv: Sequence[str] | None = None, *, engine: Engine | None = None) -> 
         return 1
 
 
-def _window() -> int:
+def _window(files: Sequence[str] = ()) -> int:
     try:
         from app import gui
     except ImportError:
@@ -69,7 +75,7 @@ def _window() -> int:
             f"pressroom: error: {problem}. Run it in a desktop session, or use the commands (pressroom --help)", file=sys.stderr
         )
         return 1
-    return gui.main([])
+    return gui.main(list(files))
 
 
 def _run(args: object, engine: Engine | None) -> int:
@@ -81,6 +87,8 @@ def _run(args: object, engine: Engine | None) -> int:
 
     assert isinstance(args, argparse.Namespace)
     settings = Settings.load()
+    if args.command in ("install-desktop", "uninstall-desktop"):
+        return _desktop(args.command)
     if args.command in ("key", "serve"):
         from app.cli import service
 
@@ -110,6 +118,19 @@ class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
     @stream.setter
     def stream(self, _value: Any) -> None:
         pass
+
+
+def _desktop(command: str) -> int:
+    from app.cli import desktop
+
+    if command == "install-desktop":
+        installed = desktop.install()
+        print(f"Installed the Pressroom launcher ({installed.files[0]}) and its icon; it starts {installed.launcher}")
+        print("Find Pressroom in the applications menu; 'pressroom uninstall-desktop' removes it.")
+    else:
+        removed = desktop.uninstall()
+        print(f"Removed the Pressroom launcher ({len(removed)} files)." if removed else "Pressroom's launcher was not installed.")
+    return 0
 
 
 def _configure_logging(verbose: int, quiet: bool) -> None:

@@ -148,6 +148,11 @@ def _add_image_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--dark", action="store_true", help="ask the page for its dark color scheme")
 
 
+COMMANDS = (
+    "html2pdf", "html2png", "screenshot", "merge", "script", "key", "serve", "install-desktop", "uninstall-desktop",
+)  # fmt: skip
+
+
 def build_parser() -> Parser:
     parser = Parser(
         prog="pressroom",
@@ -338,6 +343,13 @@ def build_parser() -> Parser:
         "--queue", type=_number(int, 1, 10000), default=32, help="jobs accepted at once; more get HTTP 429 (default 32)"
     )
     _add_globals(serve, suppress=True)
+
+    for name, text in (
+        ("install-desktop", "add Pressroom to this user's applications menu, with its icon, and let it open HTML and PDF files"),
+        ("uninstall-desktop", "remove what install-desktop added"),
+    ):
+        desktop = commands.add_parser(name, help=text + " (Linux)", description=text[0].upper() + text[1:] + ".")
+        _add_globals(desktop, suppress=True)
     return parser
 
 

@@ -7,6 +7,8 @@ import os
 import sys
 from pathlib import Path
 
+APP_ID = "io.pressroom.Pressroom"  # the desktop entry's name, the icon's name in icon themes, the AppStream id
+
 
 def resources_dir() -> Path:
     candidates = []

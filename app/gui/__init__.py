@@ -22,10 +22,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     from PySide6.QtWidgets import QApplication
 
     from app.core.errors import PressroomError
+    from app.core.resources import APP_ID
     from app.core.settings import Settings
     from app.gui.engine_host import EngineHost
     from app.gui.main_window import MainWindow
-    from app.gui.style import apply_style
+    from app.gui.style import app_icon, apply_style
 
     arguments = list(sys.argv[:1] if argv is None else ["pressroom"]) + list(sys.argv[1:] if argv is None else argv)
     app = QApplication.instance() or QApplication(arguments)
@@ -33,7 +34,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     app.setOrganizationName("Pressroom")
     app.setApplicationName("Pressroom")
     app.setApplicationDisplayName("Pressroom")
-    app.setDesktopFileName("pressroom")
+    app.setDesktopFileName(APP_ID)  # Wayland matches the window to the installed launcher by this
+    app.setWindowIcon(app_icon())
     QSettings.setDefaultFormat(QSettings.Format.IniFormat)
     apply_style(app)
     problem = None

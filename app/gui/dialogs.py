@@ -261,7 +261,11 @@ class FirstRunDialog(QDialog):
         process.setProcessChannelMode(QProcess.ProcessChannelMode.MergedChannels)
         process.readyReadStandardOutput.connect(self._read)
         process.finished.connect(self._downloaded)
-        process.start(sys.executable, ["-m", "playwright", "install", "chromium"])
+        process.errorOccurred.connect(self._not_started)
+        from app.engines.local.discovery import install_command
+
+        program, *arguments = install_command()
+        process.start(program, arguments)
         self.process = process
 
     def _read(self) -> None:
@@ -281,6 +285,15 @@ class FirstRunDialog(QDialog):
                 "The download did not work: this computer may be offline, or the download site blocked. Connect to the "
                 "internet and try again, install Chrome or Chromium yourself and choose it here, or use the hosted "
                 "service (Settings)."
+            )
+
+    def _not_started(self, error: QProcess.ProcessError) -> None:
+        if error == QProcess.ProcessError.FailedToStart:  # otherwise "finished" follows and reports it
+            self.progress.hide()
+            self.download.setEnabled(True)
+            self.status.setText(
+                "The downloader could not start (Playwright's driver is missing or damaged). Reinstall Pressroom, "
+                "or install Chrome or Chromium yourself and choose it here."
             )
 
     def _choose(self) -> None:

@@ -3,8 +3,21 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtGui import QColor, QIcon, QPalette
 from PySide6.QtWidgets import QApplication
+
+
+def app_icon() -> QIcon:
+    """The application's icon: the theme's (when installed with install-desktop), else the bundled files."""
+    from app.core.resources import APP_ID, resource
+
+    icon = QIcon()
+    folder = resource("icons")
+    for path in sorted(folder.glob("pressroom-*.png")):
+        icon.addFile(str(path))
+    if (folder / "pressroom.svg").is_file():
+        icon.addFile(str(folder / "pressroom.svg"))
+    return QIcon.fromTheme(APP_ID, icon)
 
 
 def dark_palette() -> QPalette:

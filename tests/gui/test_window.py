@@ -350,3 +350,13 @@ def test_first_run_download_failure_is_explained(qtbot: QtBot, monkeypatch: pyte
     assert dialog.progress.isVisible()
     qtbot.waitUntil(lambda: "did not work" in dialog.status.text(), timeout=60_000)
     assert dialog.download.isEnabled() and not dialog.progress.isVisible()
+
+
+def test_the_application_icon(qapp: QApplication) -> None:
+    from app.gui.style import app_icon
+
+    icon = app_icon()
+    sizes = {(size.width(), size.height()) for size in icon.availableSizes()}
+    assert {(16, 16), (32, 32), (48, 48), (256, 256), (512, 512)} <= sizes
+    image = icon.pixmap(64, 64).toImage()
+    assert image.pixelColor(32, 4).blue() > 180 and image.pixelColor(0, 0).alpha() == 0  # the blue tile, rounded

@@ -116,6 +116,16 @@ def find_browsers(explicit: str | None = None) -> list[BrowserCandidate]:
     return candidates
 
 
+def install_command() -> list[str]:
+    """The command that downloads Playwright's Chromium: its driver (Node and playwright-core) run directly,
+    so it works the same in a virtual environment and in a bundle (where there is no ``python -m``)."""
+    import playwright
+
+    driver = Path(playwright.__file__).parent / "driver"
+    node = driver / ("node.exe" if sys.platform == "win32" else "node")
+    return [str(node), str(driver / "package" / "cli.js"), "install", "chromium"]
+
+
 def main() -> int:
     try:
         candidates = find_browsers(os.environ.get("PRESSROOM_CHROMIUM"))
