@@ -8,12 +8,12 @@ arrive on the GUI thread; ``handle.cancel()`` cancels the job itself. The status
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from collections.abc import Callable
 from concurrent.futures import CancelledError, Future
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QObject, Qt, Signal
 
 from app.core.engine import Engine, Progress
@@ -37,6 +37,50 @@ def _default_factory(kind: str, settings: Settings) -> Engine:
     return create_engine(kind, settings)
 
 
+class _Relay(QObject):
+    """Carries calls from engine threads to the GUI thread. It lives as long as the program.
+
+    Engine threads never emit signals of short-lived objects: a JobHandle could be deleted on the GUI
+    thread while another thread is still inside its signal's emit, which crashes. They emit this one
+    object's signal instead; the call runs on the GUI thread, which checks that its target still exists.
+    """
+
+    carried = Signal(object)  # a callable without arguments
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.carried.connect(self._run, Qt.ConnectionType.QueuedConnection)
+
+    @staticmethod
+    def _run(call: Callable[[], None]) -> None:
+        call()
+
+
+_relay: _Relay | None = None
+
+
+def on_gui_thread(call: Callable[[], None]) -> None:
+    """Run ``call`` soon on the GUI thread (from any thread; the relay is made on the GUI thread first)."""
+    assert _relay is not None, "the relay is made by the first JobHandle or EngineHost, on the GUI thread"
+    _relay.carried.emit(call)
+
+
+def _make_relay() -> None:
+    global _relay
+    if _relay is None:
+        _relay = _Relay()
+
+
+def _alive(target: QObject, call: Callable[[], None]) -> Callable[[], None]:
+    """``call``, or nothing if ``target`` has been deleted by the time it runs."""
+
+    def guarded() -> None:
+        if shiboken6.isValid(target):
+            call()
+
+    return guarded
+
+
 class JobHandle(QObject):
     """One submitted job. Exactly one of finished, failed or cancelled is emitted, on the GUI thread;
     before that, ``progressed`` may be emitted (a ``Progress``) by jobs with steps, such as merges."""
@@ -45,27 +89,23 @@ class JobHandle(QObject):
     failed = Signal(object)  # PressroomError (or another exception, for bugs)
     cancelled = Signal()
     progressed = Signal(object)  # Progress
-    _settled = Signal(object)
-    _progress = Signal(object)
 
     def __init__(self, future: Future[Any] | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        _make_relay()
         self.done = False
-        # Always queued: the future finishes on an engine thread, or may be done already - either way the
-        # signals must come after the caller has connected to them.
-        self._settled.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
-        self._progress.connect(self._forward_progress, Qt.ConnectionType.QueuedConnection)
         if future is not None:
             self.attach(future)
 
     def attach(self, future: Future[Any]) -> None:
+        # Always through the relay, so always later: the future finishes on an engine thread, or may be done
+        # already - either way the signals must come after the caller has connected to them.
         self.future = future
-        future.add_done_callback(self._settled.emit)
+        future.add_done_callback(lambda done: on_gui_thread(_alive(self, lambda: self._deliver(done))))
 
     def report(self, progress: Progress) -> None:
         """The engine's progress callback: called on an engine thread, delivered on the GUI thread."""
-        with contextlib.suppress(RuntimeError):  # the handle is gone (the job was cancelled): nobody is listening
-            self._progress.emit(progress)
+        on_gui_thread(_alive(self, lambda: self._forward_progress(progress)))
 
     def _forward_progress(self, progress: Progress) -> None:
         if not self.done:
@@ -94,7 +134,6 @@ class JobHandle(QObject):
 class EngineHost(QObject):
     stateChanged = Signal(str, str)  # (engine label, state text)
     browserMissing = Signal(object)  # BrowserNotFound
-    _browser = Signal(object)
 
     session_key: str | None = None  # a key typed in when no keychain works: used for this session only
 
@@ -106,7 +145,7 @@ class EngineHost(QObject):
         self.kind = ""
         self.label = ""
         self.state = ""
-        self._browser.connect(self._browser_settled, Qt.ConnectionType.QueuedConnection)
+        _make_relay()
 
     @property
     def engine(self) -> Engine:
@@ -123,11 +162,11 @@ class EngineHost(QObject):
         if callable(starter):
             self._set_state("browser starting…")
             future: Future[Any] = starter()
-            future.add_done_callback(self._browser.emit)
+            future.add_done_callback(self._settle_later)
         elif hasattr(engine, "check_key"):
             self._set_state("checking the key…")
             check: Future[Any] = engine.check_key()
-            check.add_done_callback(self._browser.emit)
+            check.add_done_callback(self._settle_later)
 
     def run(self, job: Job) -> JobHandle:
         handle = JobHandle(parent=self)
@@ -150,6 +189,9 @@ class EngineHost(QObject):
     def _set_state(self, text: str) -> None:
         self.state = text
         self.stateChanged.emit(self.label, text)
+
+    def _settle_later(self, future: Future[Any]) -> None:  # on an engine thread
+        on_gui_thread(_alive(self, lambda: self._browser_settled(future)))
 
     def _browser_settled(self, future: Future[Any]) -> None:
         if future.cancelled():

@@ -66,11 +66,14 @@ class FakeEngine:
     def __init__(self) -> None:
         self.futures: list[Future[Output]] = []
         self.answer: Callable[[Job, Future[Output]], None] | None = None
+        self.progress: dict[int, ProgressCallback] = {}  # by id(future): what the answer may report to
         self.closed = False
 
     def submit(self, job: Job, progress: ProgressCallback | None = None) -> Future[Output]:
         future: Future[Output] = Future()
         self.futures.append(future)
+        if progress is not None:
+            self.progress[id(future)] = progress
         if self.answer is not None:
             threading.Thread(target=self.answer, args=(job, future), daemon=True).start()
         return future

@@ -12,7 +12,7 @@ from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QByteArray, QMimeData, QPoint, QPointF, QSettings, Qt, QTimer, QUrl
+from PySide6.QtCore import QByteArray, QMimeData, QPoint, QPointF, QSettings, Qt, QThread, QTimer, QUrl
 from PySide6.QtGui import QDropEvent, QGuiApplication
 from PySide6.QtWidgets import QApplication, QCheckBox, QFileDialog, QLineEdit, QMessageBox
 from pytestqt.qtbot import QtBot
@@ -360,3 +360,34 @@ def test_the_application_icon(qapp: QApplication) -> None:
     assert {(16, 16), (32, 32), (48, 48), (256, 256), (512, 512)} <= sizes
     image = icon.pixmap(64, 64).toImage()
     assert image.pixelColor(32, 4).blue() > 180 and image.pixelColor(0, 0).alpha() == 0  # the blue tile, rounded
+
+
+def test_many_jobs_settling_on_engine_threads(qtbot: QtBot, make_window: Callable[..., MainWindow]) -> None:
+    """Results and progress arrive from engine threads while finished handles are being deleted: each job
+    settles exactly once, on the GUI thread, and nothing touches a deleted handle (that used to crash)."""
+    from app.core.engine import Progress
+    from app.core.jobs import HtmlToPdf
+
+    fake = FakeEngine()
+    done = Output(b"%PDF-1.4\n%%EOF\n", "application/pdf", "x.pdf")
+
+    def answer(job: Job, future: Future[Output]) -> None:
+        for step in range(20):
+            fake.progress[id(future)](Progress(step / 20, "working"))
+        future.set_result(done)
+
+    fake.answer = answer
+    window = make_window(fake)
+    settled: list[int] = []
+    progressed: list[int] = []
+    gui_thread = QThread.currentThread()
+    for number in range(200):
+        handle = window.host.run(HtmlToPdf("<p>x</p>"))
+        handle.finished.connect(lambda _, n=number: settled.append(n) if QThread.currentThread() is gui_thread else None)
+        handle.progressed.connect(lambda _, n=number: progressed.append(n))
+        if number % 10 == 0:
+            qtbot.wait(1)
+    qtbot.waitUntil(lambda: len(settled) == 200, timeout=20_000)
+    assert sorted(settled) == list(range(200))
+    qtbot.wait(50)
+    assert len(settled) == 200
