@@ -84,7 +84,7 @@ def preview() -> list[str]:
     scratch = tempfile.mkdtemp(prefix="pressroom-bench-gui-")
     os.environ["PRESSROOM_CONFIG_DIR"] = scratch
 
-    from PySide6.QtCore import QSettings
+    from PySide6.QtCore import QSettings, qInstallMessageHandler
     from PySide6.QtGui import QTextCursor
     from PySide6.QtWidgets import QApplication
 
@@ -95,6 +95,11 @@ def preview() -> list[str]:
     from app.gui.main_window import MainWindow
     from app.gui.style import apply_style
 
+    def quiet(_kind: object, _context: object, message: str) -> None:  # the offscreen platform's one remark
+        if "propagateSizeHints" not in message:
+            print(message, file=sys.stderr)
+
+    qInstallMessageHandler(quiet)
     app = QApplication.instance() or QApplication([])
     assert isinstance(app, QApplication)
     app.setOrganizationName("PressroomBench")

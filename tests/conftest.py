@@ -25,6 +25,7 @@ from pypdf import PdfReader
 
 from app.core.jobs import HtmlToPdf, PdfOptions
 from app.engines.local import LocalEngine, LocalEngineConfig
+from tests.hosted_double import HostedDouble
 
 ASSETS = Path(__file__).parent / "assets"
 
@@ -182,6 +183,16 @@ def reports(engine: LocalEngine, tmp_path_factory: pytest.TempPathFactory) -> li
         path.write_bytes(output.data)
         paths.append(path)
     return paths
+
+
+# -- a double of the hosted service, on loopback ----------------------------------------------------
+
+
+@pytest.fixture
+def hosted() -> Iterator[HostedDouble]:
+    double = HostedDouble()
+    yield double
+    double.close()
 
 
 # -- a real Secret Service -------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -18,13 +18,6 @@ from tests.hosted_double import KEY, Answer, HostedDouble
 
 ROOT = Path(__file__).parent.parent.parent
 Command = Callable[..., subprocess.CompletedProcess[str]]
-
-
-@pytest.fixture
-def hosted() -> Iterator[HostedDouble]:
-    double = HostedDouble()
-    yield double
-    double.close()
 
 
 @pytest.fixture

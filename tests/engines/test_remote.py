@@ -30,13 +30,6 @@ from tests.hosted_double import KEY, RECORD, Answer, HostedDouble
 
 
 @pytest.fixture
-def hosted() -> Iterator[HostedDouble]:
-    double = HostedDouble()
-    yield double
-    double.close()
-
-
-@pytest.fixture
 def remote(hosted: HostedDouble) -> Iterator[RemoteEngine]:
     config = RemoteConfig(base_url=hosted.url + "/base/", exec_url=hosted.url + "/exec", timeout=5, max_retry_wait=2)
     with RemoteEngine(config, key=KEY) as engine:

@@ -24,13 +24,6 @@ WAIT = 15_000
 
 
 @pytest.fixture
-def hosted() -> Iterator[HostedDouble]:
-    double = HostedDouble()
-    yield double
-    double.close()
-
-
-@pytest.fixture
 def remote_settings(hosted: HostedDouble, tmp_path: Path) -> Settings:
     settings = Settings(path=tmp_path / "settings.json")
     settings.set("base_url", f"{hosted.url}/base")

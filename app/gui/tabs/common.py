@@ -6,9 +6,9 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QMimeData, QSettings, QUrl, Signal
+from PySide6.QtCore import QByteArray, QMimeData, QSettings, Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QGuiApplication, QImage
-from PySide6.QtWidgets import QFileDialog, QSplitter, QWidget
+from PySide6.QtWidgets import QFileDialog, QLayout, QSplitter, QVBoxLayout, QWidget
 
 from app.core import media
 from app.core.engine import Progress
@@ -18,6 +18,7 @@ from app.core.jobs import Job
 from app.core.results import Output
 from app.gui.engine_host import EngineHost, JobHandle
 from app.gui.widgets.message_bar import MessageBar
+from app.gui.widgets.preview import PreviewPane
 from app.gui.wording import describe
 
 FILTERS = {
@@ -42,7 +43,23 @@ class WorkTab(QWidget):
         self.messages = messages
         self.output: Output | None = None
         self.handle: JobHandle | None = None
+        self.preview = PreviewPane()
         self.splitter: QSplitter | None = None  # editors | preview: its position is remembered
+
+    def lay_out(self, left: QWidget, sizes: tuple[int, int], *above: QLayout) -> None:
+        """The tab's layout: rows ``above``, then ``left`` beside the preview, split ``sizes`` at first (the
+        preview gets room; the user's own split is remembered by the window)."""
+        splitter = self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(left)
+        splitter.addWidget(self.preview)
+        splitter.setSizes(list(sizes))
+        splitter.setStretchFactor(0, sizes[0])
+        splitter.setStretchFactor(1, sizes[1])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        for row in above:
+            layout.addLayout(row)
+        layout.addWidget(splitter, 1)
 
     # -- running --
 
@@ -95,7 +112,7 @@ class WorkTab(QWidget):
         self.messages.show_info("Cancelled.")
 
     def display(self, output: Output) -> None:
-        raise NotImplementedError
+        self.preview.show_output(output)
 
     def show_progress(self, progress: Progress) -> None:
         """A step of a long job (tabs with a progress bar show it)."""

@@ -34,7 +34,6 @@ from app.gui.tabs.common import WorkTab
 from app.gui.widgets.code_editor import CodeEditor
 from app.gui.widgets.message_bar import MessageBar
 from app.gui.widgets.options_form import OptionsForm
-from app.gui.widgets.preview import PreviewPane
 from app.gui.wording import describe
 
 DEBOUNCE_MS = 60
@@ -93,16 +92,7 @@ class DocumentTab(WorkTab):
         editing.setStretchFactor(1, 2)
         left_layout.addWidget(editing)
 
-        self.preview = PreviewPane()
-        splitter = self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(left)
-        splitter.addWidget(self.preview)
-        splitter.setSizes([560, 680])  # the preview gets room; the user's own split is remembered
-        splitter.setStretchFactor(0, 1)
-        splitter.setStretchFactor(1, 1)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(6, 6, 6, 6)
-        layout.addWidget(splitter)
+        self.lay_out(left, (560, 680))
 
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
@@ -175,9 +165,6 @@ class DocumentTab(WorkTab):
         if self._pending:
             self._pending = False
             self._render()
-
-    def display(self, output: Output) -> None:
-        self.preview.show_output(output)
 
     # -- files --
 

@@ -46,7 +46,6 @@ from PySide6.QtWidgets import (
     QMenu,
     QProgressBar,
     QPushButton,
-    QSplitter,
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QTreeWidget,
@@ -63,7 +62,6 @@ from app.core.results import Output
 from app.gui.engine_host import EngineHost
 from app.gui.tabs.common import WorkTab, open_file
 from app.gui.widgets.message_bar import MessageBar
-from app.gui.widgets.preview import PreviewPane
 from app.gui.wording import describe
 
 ROWS_MIME = "application/x-pressroom-merge-rows"
@@ -381,16 +379,7 @@ class MergeTab(WorkTab):
         left_layout.addLayout(form)
         left_layout.addLayout(run_row)
         left_layout.addWidget(self.step)
-        self.preview = PreviewPane()
-        splitter = self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(left)
-        splitter.addWidget(self.preview)
-        splitter.setSizes([760, 480])  # the preview gets room; the user's own split is remembered
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 2)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(6, 6, 6, 6)
-        layout.addWidget(splitter)
+        self.lay_out(left, (760, 480))
 
     def _busy(self, busy: bool) -> None:
         self.merge_button.setEnabled(not busy)

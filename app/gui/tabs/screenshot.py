@@ -2,28 +2,23 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
     QHBoxLayout,
     QLineEdit,
     QPushButton,
-    QSplitter,
     QTabWidget,
-    QVBoxLayout,
     QWidget,
 )
 
 from app.core.jobs import ImageOptions, Job, Screenshot, WaitOptions, WaitUntil
-from app.core.results import Output
 from app.core.urls import name_from_url, normalize_url
 from app.gui.engine_host import EngineHost
 from app.gui.tabs.common import WorkTab
 from app.gui.tabs.document import scrolled
 from app.gui.widgets.message_bar import MessageBar
 from app.gui.widgets.options_form import OptionsForm
-from app.gui.widgets.preview import PreviewPane
 
 
 class ScreenshotTab(WorkTab):
@@ -56,18 +51,9 @@ class ScreenshotTab(WorkTab):
         settings.addTab(scrolled(self.options), "Image")
         settings.addTab(scrolled(self.wait), "Loading")
 
-        self.preview = PreviewPane()
-        splitter = self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(settings)
-        splitter.addWidget(self.preview)
-        splitter.setSizes([300, 940])  # the preview gets room; the user's own split is remembered
-        splitter.setStretchFactor(1, 2)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(6, 6, 6, 6)
         form = QFormLayout()
         form.addRow("Address", row)
-        layout.addLayout(form)
-        layout.addWidget(splitter, 1)
+        self.lay_out(settings, (300, 940), form)
 
     def _busy(self, busy: bool) -> None:
         self.take.setEnabled(not busy)
@@ -80,6 +66,3 @@ class ScreenshotTab(WorkTab):
         url = normalize_url(self.url.text())
         until = WaitUntil(self.wait_until.currentData())
         return Screenshot(url, self.options.value(), self.wait.value(), until, name_from_url(url))
-
-    def display(self, output: Output) -> None:
-        self.preview.show_output(output)

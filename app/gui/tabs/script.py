@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSplitter,
     QTabWidget,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -30,7 +29,6 @@ from app.gui.engine_host import EngineHost
 from app.gui.tabs.common import WorkTab
 from app.gui.widgets.code_editor import CodeEditor
 from app.gui.widgets.message_bar import MessageBar
-from app.gui.widgets.preview import PreviewPane
 from app.gui.wording import describe
 
 EXAMPLE = """// The body of an async function: `page` is Puppeteer's page; `await` and `return` work.
@@ -85,15 +83,7 @@ class ScriptTab(WorkTab):
         left.addWidget(self.editor)
         left.addWidget(reports)
         left.setStretchFactor(0, 3)
-        self.preview = PreviewPane()
-        splitter = self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(left)
-        splitter.addWidget(self.preview)
-        splitter.setSizes([620, 620])  # the preview gets room; the user's own split is remembered
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(6, 6, 6, 6)
-        layout.addLayout(controls)
-        layout.addWidget(splitter, 1)
+        self.lay_out(left, (620, 620), controls)
 
     def _busy(self, busy: bool) -> None:
         self.run_button.setEnabled(not busy)
