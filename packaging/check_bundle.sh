@@ -5,7 +5,8 @@
 #
 # Builds build/dist/pressroom/ from packaging/pressroom.spec, copies it to a fresh temporary folder and runs
 # it there with an empty environment (no PATH to our venv, no PYTHONPATH, a new HOME):
-#   1. `pressroom html2pdf` converts the sample invoice; the PDF is read back (page size and text);
+#   1. `pressroom html2pdf` converts the sample invoice (the PDF is read back: page size and text), `merge`
+#      merges it twice over, `script` runs a Puppeteer-style script on the bundled driver's Node;
 #   2. `pressroom` opens the window (offscreen) and reports it shown; the start time is measured;
 #   3. `pressroom install-desktop` writes a launcher that starts the bundle, and uninstall-desktop removes it.
 # Prints the bundle's size and start times. Needs what packaging/bootstrap.sh sets up, plus a browser.
@@ -45,6 +46,15 @@ if command -v pdfinfo >/dev/null && command -v pdftotext >/dev/null; then
   pdftotext "$scratch/work/invoice.pdf" - | grep -q "Northwind Print Co" || die "the PDF lacks the invoice's text"
 fi
 say "   ok: $(cat "$scratch/convert.json")"
+(cd "$scratch/work" && "${clean_env[@]}" "$bundle" merge invoice.pdf invoice.pdf -o twice.pdf --json) > "$scratch/merge.json" ||
+  die "the bundle could not merge"
+grep -q '"pages": 2' "$scratch/merge.json" || die "the merge did not give 2 pages: $(cat "$scratch/merge.json")"
+echo 'await page.setContent("<h1>bundled</h1>"); return await page.$eval("h1", e => e.textContent);' > "$scratch/work/s.js"
+(cd "$scratch/work" && "${clean_env[@]}" "$bundle" script s.js -o s.png --result result.json) ||
+  die "the bundle could not run a script (the Playwright driver's Node)"
+grep -q '"bundled"' "$scratch/work/result.json" && head -c 8 "$scratch/work/s.png" | grep -q PNG ||
+  die "the script's result is wrong"
+say "   ok: merge (pikepdf) and a script (Node from the bundled Playwright driver) work too"
 
 say "2. opening the window (offscreen) and timing it"
 starts=()
