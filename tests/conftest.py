@@ -185,6 +185,24 @@ def reports(engine: LocalEngine, tmp_path_factory: pytest.TempPathFactory) -> li
     return paths
 
 
+# -- the window in a process of its own ------------------------------------------------------------
+
+
+def assert_window_shown(command: list[str], env: dict[str, str], cwd: Path | None = None) -> None:
+    """Start ``command`` (offscreen, reporting) and wait until it says its window was painted; then end it."""
+    shown = {**env, "QT_QPA_PLATFORM": "offscreen", "PRESSROOM_REPORT_SHOWN": "1"}
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=shown, cwd=cwd)
+    try:
+        assert process.stderr is not None
+        lines: list[str] = []
+        while not lines or (lines[-1] and lines[-1].strip() != "pressroom: window shown"):
+            lines.append(process.stderr.readline())  # an empty line: the process ended without a window
+        assert lines[-1].strip() == "pressroom: window shown", lines
+    finally:
+        process.terminate()
+        process.wait(30)
+
+
 # -- a double of the hosted service, on loopback ----------------------------------------------------
 
 

@@ -14,6 +14,7 @@ import re
 import stat
 import tempfile
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from app.core.errors import InputError, OutputNotWritable, SourceNotFound
@@ -85,18 +86,25 @@ def _write_straight(path: Path, data: bytes) -> None:
         raise OutputNotWritable(f"cannot write {path}: {exc.strerror or exc}", "Choose another output") from exc
 
 
+@contextlib.contextmanager
+def reading(name: object, folder_hint: str) -> Iterator[None]:
+    """Turn every way reading the input ``name`` can fail into one clear ``SourceNotFound``."""
+    try:
+        yield
+    except FileNotFoundError:
+        raise SourceNotFound(f"{name}: no such file", "Check the path") from None
+    except IsADirectoryError:
+        raise SourceNotFound(f"{name}: is a folder, not a file", folder_hint) from None
+    except PermissionError:
+        raise SourceNotFound(f"{name}: permission denied", "Check that you may read the file") from None
+    except OSError as exc:
+        raise SourceNotFound(f"{name}: cannot be read ({exc.strerror or exc})") from exc
+
+
 def read_input(path: Path) -> bytes:
     """Read an input file, turning every way that can fail into one clear ``InputError``."""
-    try:
+    with reading(path, "Give the HTML file inside it"):
         return path.read_bytes()
-    except FileNotFoundError:
-        raise SourceNotFound(f"{path}: no such file", "Check the path") from None
-    except IsADirectoryError:
-        raise SourceNotFound(f"{path}: is a folder, not a file", "Give the HTML file inside it") from None
-    except PermissionError:
-        raise SourceNotFound(f"{path}: permission denied", "Check that you may read the file") from None
-    except OSError as exc:
-        raise SourceNotFound(f"{path}: cannot be read ({exc.strerror or exc})") from exc
 
 
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([\w.:-]+)""", re.IGNORECASE)

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 from app.core import secrets, service
 from app.core.errors import KeychainError, PressroomError
 from app.core.settings import Settings
-from app.gui.engine_host import EngineHost
+from app.gui.engine_host import EngineHost, JobHandle
 from app.gui.wording import describe, sentence
 
 
@@ -187,8 +187,6 @@ class SettingsDialog(QDialog):
         )
         future = engine.check_key()
         self._checking = (engine, future)
-        from app.gui.engine_host import JobHandle
-
         handle = JobHandle(future, self)  # the same queued delivery as jobs
         handle.finished.connect(self._checked)
         handle.failed.connect(lambda error: self._checked_error(error))

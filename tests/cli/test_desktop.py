@@ -15,6 +15,7 @@ from PIL import Image
 from app.cli.desktop import ICON_SIZES, desktop_entry
 from app.core.resources import APP_ID
 from tests.cli.conftest import ROOT, _env
+from tests.conftest import assert_window_shown
 
 
 def pressroom(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -81,17 +82,7 @@ def test_the_launcher_opens_the_window_with_the_file(data_home: Path, env: dict[
     page.write_text("<p>Dear reader</p>")
     exec_value = entry(data_home / "applications" / f"{APP_ID}.desktop")["Exec"]
     command = [str(page) if part == "%F" else part for part in exec_arguments(exec_value)]
-    shown = {**env, "QT_QPA_PLATFORM": "offscreen", "PRESSROOM_REPORT_SHOWN": "1"}
-    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=shown, cwd=tmp_path)
-    try:
-        assert process.stderr is not None
-        lines = [process.stderr.readline() for _ in range(1)]
-        while lines[-1] and lines[-1].strip() not in ("pressroom: window shown",):
-            lines.append(process.stderr.readline())
-        assert lines[-1].strip() == "pressroom: window shown", lines
-    finally:
-        process.terminate()
-        process.wait(30)
+    assert_window_shown(command, env, cwd=tmp_path)
 
 
 def test_a_file_instead_of_a_command_opens_the_window(env: dict[str, str], tmp_path: Path) -> None:

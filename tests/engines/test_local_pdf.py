@@ -244,7 +244,6 @@ def test_output_metadata(engine: LocalEngine, tmp_path: Path) -> None:
     output = engine.submit(HtmlToPdf(pages_of(2), name="invoice-7", base_url=folder_url(tmp_path))).result(timeout=60)
     assert output.suggested_name == "invoice-7.pdf"
     assert output.pages == 2
-    assert output.seconds > 0
     assert pdf(output.data).metadata.title == "invoice-7"  # not the address of the page it was loaded in
     titled = engine.submit(HtmlToPdf("<title>Own title</title><p>x</p>", name="ignored")).result(timeout=60)
     assert pdf(titled.data).metadata.title == "Own title"

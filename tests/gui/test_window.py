@@ -23,7 +23,7 @@ from app.core.resources import samples
 from app.core.results import Output
 from app.gui.main_window import MainWindow
 from app.gui.tabs.merge import ROWS_MIME
-from tests.conftest import TestSite
+from tests.conftest import TestSite, assert_window_shown
 from tests.gui.conftest import FakeEngine, SharedEngine
 
 WAIT = 30_000  # ms: the first render may start the browser
@@ -320,18 +320,8 @@ def test_dark_mode_follows_the_system(qtbot: QtBot, window: MainWindow) -> None:
 
 def test_the_pressroom_command_opens_the_window(tmp_path: Path) -> None:
     root = Path(__file__).parent.parent.parent
-    env = {**os.environ, "PYTHONPATH": str(root), "QT_QPA_PLATFORM": "offscreen", "PRESSROOM_REPORT_SHOWN": "1",
-           "PRESSROOM_CONFIG_DIR": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path)}  # fmt: skip
-    process = subprocess.Popen([sys.executable, "-m", "app"], stderr=subprocess.PIPE, text=True, env=env)
-    try:
-        assert process.stderr is not None
-        lines = []
-        while not lines or (lines[-1] and lines[-1].strip() != "pressroom: window shown"):
-            lines.append(process.stderr.readline())
-        assert lines[-1].strip() == "pressroom: window shown", lines
-    finally:
-        process.terminate()
-        process.wait(30)
+    env = {**os.environ, "PYTHONPATH": str(root), "PRESSROOM_CONFIG_DIR": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path)}
+    assert_window_shown([sys.executable, "-m", "app"], env)
     headless = {k: v for k, v in env.items() if k not in ("QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY")}
     result = subprocess.run([sys.executable, "-m", "app"], capture_output=True, text=True, env=headless, timeout=60)
     assert result.returncode == 1 and "no display" in result.stderr

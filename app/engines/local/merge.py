@@ -30,7 +30,8 @@ from pikepdf import Array, Dictionary, Name, Pdf
 from app import __version__
 from app.core import media
 from app.core.engine import Progress, ProgressCallback
-from app.core.errors import InvalidOption, PdfPasswordError, PressroomError, SourceNotFound, UnreadablePdf
+from app.core.errors import InvalidOption, PdfPasswordError, PressroomError, UnreadablePdf
+from app.core.files import reading
 from app.core.jobs import BookmarkMode, MergePdfs, MergeSource
 from app.core.results import Output
 from app.engines.local.download import Downloader
@@ -181,25 +182,18 @@ def _open_all(
 def _open(source: MergeSource, path: Path) -> Pdf:
     name = source.display_name if source.is_url else source.location
     try:
-        return pikepdf.open(path, password=source.password or "")
+        with reading(name, "Give the folder itself to merge all its PDFs"):
+            return pikepdf.open(path, password=source.password or "")
     except pikepdf.PasswordError as exc:
         if source.password is None:
             raise PdfPasswordError(
                 f"{name} is encrypted", f"Give its password: --password {source.display_name}=PASSWORD"
             ) from exc
         raise PdfPasswordError(f"the password given for {name} does not open it", "Check the password") from exc
-    except FileNotFoundError:
-        raise SourceNotFound(f"{name}: no such file", "Check the path") from None
-    except IsADirectoryError:
-        raise SourceNotFound(f"{name}: is a folder", "Give the folder itself to merge all its PDFs") from None
-    except PermissionError:
-        raise SourceNotFound(f"{name}: permission denied", "Check that you may read the file") from None
     except pikepdf.PdfError as exc:
         if not _has_pdf_header(path):
             raise UnreadablePdf(f"{name} is not a PDF file", "Give PDF files only") from exc
         raise UnreadablePdf(f"{name} is damaged beyond repair", "Open it in a PDF viewer and save a new copy") from exc
-    except OSError as exc:
-        raise SourceNotFound(f"{name}: cannot be read ({exc.strerror or exc})") from exc
 
 
 def _has_pdf_header(path: Path) -> bool:
