@@ -11,11 +11,13 @@ import codecs
 import contextlib
 import os
 import re
+import signal
 import stat
 import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from types import FrameType
 
 from app.core.errors import InputError, OutputNotWritable, SourceNotFound
 
@@ -52,6 +54,11 @@ def write_atomic(path: Path, data: bytes) -> None:
         _write_straight(path, data)
         return
     target = Path(os.path.realpath(path))
+    with _uninterrupted():  # Ctrl+C lands after the write, or before it: never between mkstemp and the cleanup
+        _replace(path, target, data, existing)
+
+
+def _replace(path: Path, target: Path, data: bytes, existing: os.stat_result | None) -> None:
     folder = target.parent
     try:
         fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=folder)
@@ -76,6 +83,33 @@ def write_atomic(path: Path, data: bytes) -> None:
                 f"cannot write {path}: {exc.strerror or exc}", "Check the disk space and permissions, or choose another output"
             ) from exc
         raise
+
+
+@contextlib.contextmanager
+def _uninterrupted() -> Iterator[None]:
+    """Hold Ctrl+C (SIGINT) back until the block is done, then deliver it as it would have been.
+
+    Only the main thread receives Python's KeyboardInterrupt, and only there can the handler be swapped;
+    elsewhere the block simply runs.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[FrameType | None] = []
+    try:
+        previous = signal.signal(signal.SIGINT, lambda _signum, frame: held.append(frame))
+    except ValueError:  # not the main interpreter
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if held:
+            if callable(previous):
+                previous(signal.SIGINT, held[0])
+            elif previous == signal.SIG_DFL:
+                signal.raise_signal(signal.SIGINT)
 
 
 def _write_straight(path: Path, data: bytes) -> None:

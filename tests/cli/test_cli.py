@@ -418,4 +418,4 @@ def test_ctrl_c_stops_cleanly(tmp_path: Path) -> None:
     assert "Traceback" not in err.decode()
     written = list((tmp_path / "out").iterdir())
     assert 0 < len(written) < 40
-    assert all(p.suffix == ".pdf" and pdf_text(p.read_bytes()) for p in written), "only whole PDFs, no leftovers"
+    assert all(p.suffix == ".pdf" and pdf_text(p.read_bytes()) for p in written), f"only whole PDFs, no leftovers: {written}"

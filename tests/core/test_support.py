@@ -83,6 +83,28 @@ def test_write_atomic_keeps_links_modes_and_devices(tmp_path: Path) -> None:
     assert stat.S_ISFIFO(fifo.stat().st_mode)
 
 
+def test_ctrl_c_during_a_write_leaves_no_leftover(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl+C just after the temporary file is made (a moment no real part can be timed to hit): the write
+    completes, then the interrupt arrives; no .part file stays behind."""
+    import signal
+    import tempfile
+
+    made = tempfile.mkstemp
+
+    def mkstemp_then_ctrl_c(*args: object, **kwargs: object) -> tuple[int, str]:
+        result = made(*args, **kwargs)  # type: ignore[call-overload]
+        signal.raise_signal(signal.SIGINT)  # the handler runs now, as a real Ctrl+C would
+        return result  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(tempfile, "mkstemp", mkstemp_then_ctrl_c)
+    target = tmp_path / "out.pdf"
+    with pytest.raises(KeyboardInterrupt):
+        write_atomic(target, b"%PDF- all of it")
+    assert target.read_bytes() == b"%PDF- all of it"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.pdf"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
 def test_write_atomic_failure_leaves_nothing(tmp_path: Path) -> None:
     with pytest.raises(OutputNotWritable, match="does not exist"):
         write_atomic(tmp_path / "missing" / "out.pdf", b"x")
